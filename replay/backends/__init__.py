@@ -1,0 +1,1 @@
+"""Environments: where an instance's repository lives and its commands run."""

@@ -1,0 +1,68 @@
+"""The `replay` command: parses options, calls the engine, prints. Bad input exits 2."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import click
+import typer
+from rich.console import Console
+
+from replay.errors import InputError
+from replay.paths import default_store, repo_mirrors_from_env
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Measure what context compaction costs coding agents.")
+console = Console()
+errors = Console(stderr=True)
+
+Suite = Annotated[str, typer.Option(help="Bundled suite to run (see instances/).")]
+Dataset = Annotated[str | None, typer.Option(
+    help="SWE-bench records: a .json/.jsonl/.parquet file or a Hugging Face dataset name.")]
+Ids = Annotated[list[str] | None, typer.Option("--instance", help="Instance id (repeatable).")]
+Pattern = Annotated[str | None, typer.Option("--filter", help="Regex on instance ids.")]
+Span = Annotated[str | None, typer.Option("--slice", help="START:STOP of the selection.")]
+StorePath = Annotated[Path | None, typer.Option(
+    "--store", help="SQLite results file (default runs/replay.db).")]
+Mirrors = Annotated[Path | None, typer.Option(
+    "--repo-mirror", help="Folder of bare git mirrors (full history) instead of GitHub.")]
+
+
+@app.callback()
+def _options(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+
+
+@app.command()
+def validate(suite: Suite = "demo", dataset: Dataset = None, instance: Ids = None,
+             filter_: Pattern = None, slice_: Span = None, store: StorePath = None,
+             repo_mirror: Mirrors = None,
+             rebuild: Annotated[bool, typer.Option(help="Rebuild environments.")] = False) -> None:
+    """Check instances before any model is called: solvable, a real repair, restorable."""
+    from replay.commands.validate import validate_command
+    from replay.selection import choose_instances
+
+    chosen = choose_instances(suite, dataset, instance or [], filter_, slice_)
+    code = validate_command(chosen, store or default_store(), repo_mirror or
+                            repo_mirrors_from_env(), rebuild, console)
+    raise typer.Exit(code)
+
+
+def main() -> None:
+    """Entry point: one line and exit 2 for bad input, 130 on Ctrl-C."""
+    try:
+        code = app(standalone_mode=False)
+    except InputError as exc:
+        errors.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        errors.print("interrupted")
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

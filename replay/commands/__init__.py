@@ -1,0 +1,1 @@
+"""Command implementations behind the `replay` command line."""

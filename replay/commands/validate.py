@@ -1,0 +1,56 @@
+"""`replay validate`: check instances before any model is called."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from replay.backends.local import LocalBackend
+from replay.instances import Instance
+from replay.store import Store
+from replay.validate import Validation, preflight, validate_all
+
+STYLES = {"valid": "green", "excluded": "yellow", "error": "red"}
+
+
+def _line(validation: Validation) -> str:
+    style = STYLES[validation.status]
+    seconds = sum(validation.checks.get("seconds", {}).values())
+    text = f"[{style}]{validation.status:<8}[/] {validation.instance_id}  ({seconds:.1f} s)"
+    for reason in validation.reasons:
+        text += f"\n         {reason}"
+    return text
+
+
+def _table(results: list[Validation]) -> Table:
+    table = Table(title="validation")
+    for column in ("instance", "status", "real repair", "solvable", "restore", "seconds"):
+        table.add_column(column)
+
+    def mark(value: object) -> str:
+        return {True: "yes", False: "no"}.get(value, "-")  # type: ignore[arg-type]
+
+    for result in results:
+        checks = result.checks
+        table.add_row(result.instance_id, f"[{STYLES[result.status]}]{result.status}[/]",
+                      mark(checks.get("real_repair")), mark(checks.get("solvable")),
+                      mark(checks.get("restore_identical")),
+                      f"{sum(checks.get('seconds', {}).values()):.1f}")
+    return table
+
+
+def validate_command(instances: list[Instance], store_path: Path, mirrors: Path | None,
+                     rebuild: bool, console: Console) -> int:
+    """Validate, printing a line per instance and a table; 0 all valid, 1 otherwise."""
+    preflight(instances)
+    store = Store.open(store_path)
+    backend = LocalBackend(mirrors=mirrors)
+    results = []
+    with store:
+        for validation in validate_all(instances, backend, store, rebuild=rebuild):
+            console.print(_line(validation), highlight=False)
+            results.append(validation)
+    console.print(_table(results))
+    return 0 if all(result.status == "valid" for result in results) else 1

@@ -1,0 +1,222 @@
+"""SWE-bench records: validated rows, loaders for files and Hugging Face names, and suites."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from replay.errors import InputError
+from replay.paths import instances_dir
+
+
+class Instance(BaseModel):
+    """One SWE-bench record, as the engine needs it."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    instance_id: str = Field(min_length=1)
+    repo: str = Field(min_length=1)
+    base_commit: str = Field(min_length=7)
+    patch: str = Field(min_length=1)
+    test_patch: str = Field(min_length=1)
+    problem_statement: str
+    FAIL_TO_PASS: list[str] = Field(min_length=1)
+    PASS_TO_PASS: list[str]
+    version: str
+    environment_setup_commit: str = ""
+    hints_text: str = ""
+    created_at: str = ""
+    eval_script: str = ""
+    log_parser: str = "parse_log_pytest"
+    eval_type: str = "pass_and_fail"
+    image: str = ""
+    # Set only for instances whose repository is written in this project (the demo suite):
+    # the directory holding the base commit's files.
+    repo_files: Path | None = None
+
+    @field_validator("FAIL_TO_PASS", "PASS_TO_PASS", mode="before")
+    @classmethod
+    def _decode_json_list(cls, value: Any) -> Any:
+        """SWE-bench files store the test lists as JSON-encoded strings."""
+        if isinstance(value, str):
+            try:
+                return json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"not a JSON list: {exc.msg}") from None
+        return value
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_as_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, (int, float)) else value
+
+
+def parse_row(row: Any, where: str) -> Instance:
+    """Validate one record; the error names the instance, the field and where it came from."""
+    if not isinstance(row, dict):
+        raise InputError(f"{where}: a record must be a JSON object, got {type(row).__name__}")
+    ident = row.get("instance_id") or "<no instance_id>"
+    try:
+        return Instance.model_validate(row)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "record"
+        problem = "missing" if first["type"] == "missing" else first["msg"]
+        raise InputError(f"{where}: instance {ident}: field {field}: {problem}") from None
+
+
+def load_file(path: Path) -> list[Instance]:
+    """Read records from a .json, .jsonl or .parquet file."""
+    if not path.is_file():
+        raise InputError(f"dataset file not found: {path}")
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        return list(_load_jsonl(path))
+    if suffix == ".json":
+        return _load_json(path)
+    if suffix == ".parquet":
+        return _load_parquet(path)
+    raise InputError(f"{path}: unknown dataset format {suffix!r} (use .json, .jsonl or .parquet)")
+
+
+def _load_jsonl(path: Path) -> Iterable[Instance]:
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{where}: malformed JSON line: {exc.msg}") from None
+            yield parse_row(row, where)
+
+
+def _load_json(path: Path) -> list[Instance]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
+    rows = data if isinstance(data, list) else [data]
+    return [parse_row(row, f"{path}[{i}]") for i, row in enumerate(rows)]
+
+
+def _load_parquet(path: Path) -> list[Instance]:
+    import pyarrow.parquet as pq
+
+    try:
+        rows = pq.read_table(path).to_pylist()
+    except Exception as exc:  # pyarrow raises several unrelated types for a bad file
+        raise InputError(f"{path}: not a readable parquet file: {exc}") from None
+    return [parse_row(row, f"{path}[{i}]") for i, row in enumerate(rows)]
+
+
+def load_hub(name: str, split: str = "test") -> list[Instance]:
+    """Read a Hugging Face dataset by name (cached by `datasets`; one clear error offline)."""
+    try:
+        import datasets
+    except ImportError:  # pragma: no cover - datasets comes with swebench
+        raise InputError("loading a Hugging Face dataset needs the 'datasets' package") from None
+    try:
+        rows = datasets.load_dataset(name, split=split)
+    except Exception as exc:  # network, unknown name, missing split
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(
+            f"cannot load Hugging Face dataset {name!r} (split {split!r}): {reason}; "
+            "offline, download it once or pass a .jsonl/.parquet file with --dataset"
+        ) from None
+    return [parse_row(dict(row), f"{name}[{i}]") for i, row in enumerate(rows)]
+
+
+def load_dataset(source: str, split: str = "test") -> list[Instance]:
+    """Load records from a file path or, when no such file exists, a Hugging Face name."""
+    path = Path(source)
+    if path.suffix.lower() in {".json", ".jsonl", ".parquet"} or path.exists():
+        return load_file(path)
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", source):
+        return load_hub(source, split)
+    raise InputError(f"dataset not found: {source} (a .json/.jsonl/.parquet file or a HF name)")
+
+
+class Suite(BaseModel):
+    """A named set of instances with the rule that chose them."""
+
+    name: str
+    description: str = ""
+    rule: str = ""
+    instances: list[Instance]
+
+
+def suite_names() -> list[str]:
+    """Names of the bundled suites."""
+    return sorted(p.parent.name for p in instances_dir().glob("*/suite.toml"))
+
+
+def load_suite(name: str, dataset: str | None = None) -> Suite:
+    """Load a bundled suite: local instance directories, or ids drawn from a dataset."""
+    path = instances_dir() / name / "suite.toml"
+    if not path.is_file():
+        known = ", ".join(suite_names()) or "none"
+        raise InputError(f"unknown suite {name!r} (bundled suites: {known})")
+    spec = tomllib.loads(path.read_text(encoding="utf-8"))
+    ids: list[str] = spec.get("instances", [])
+    source = dataset or spec.get("dataset")
+    if source:
+        rows = select(load_dataset(source), ids=ids)
+    else:
+        rows = [load_instance_dir(path.parent / ident) for ident in ids]
+    return Suite(name=name, description=spec.get("description", ""),
+                 rule=spec.get("rule", ""), instances=rows)
+
+
+def load_instance_dir(directory: Path) -> Instance:
+    """Load an instance written in this project: instance.json plus the repository's files."""
+    record = directory / "instance.json"
+    if not record.is_file():
+        raise InputError(f"instance directory without instance.json: {directory}")
+    try:
+        row = json.loads(record.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{record}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
+    if isinstance(row, dict):
+        row = {**row, "repo_files": directory / "repo"}
+    return parse_row(row, str(record))
+
+
+def select(
+    rows: Sequence[Instance],
+    ids: Sequence[str] = (),
+    pattern: str | None = None,
+    span: str | None = None,
+) -> list[Instance]:
+    """Choose instances by exact id (in the order given), regular expression and slice `a:b`."""
+    chosen = list(rows)
+    if ids:
+        by_id = {row.instance_id: row for row in chosen}
+        unknown = [ident for ident in ids if ident not in by_id]
+        if unknown:
+            raise InputError(f"unknown instance id: {', '.join(unknown)}")
+        chosen = [by_id[ident] for ident in dict.fromkeys(ids)]
+    if pattern:
+        try:
+            regex = re.compile(pattern)
+        except re.error as exc:
+            raise InputError(f"bad --filter regular expression {pattern!r}: {exc}") from None
+        chosen = [row for row in chosen if regex.search(row.instance_id)]
+    if span:
+        chosen = chosen[_parse_slice(span)]
+    return chosen
+
+
+def _parse_slice(span: str) -> slice:
+    match = re.fullmatch(r"(-?\d*):(-?\d*)", span.strip())
+    if not match:
+        raise InputError(f"bad --slice {span!r}: use START:STOP, e.g. 0:10")
+    start, stop = (int(part) if part else None for part in match.groups())
+    return slice(start, stop)

@@ -1,0 +1,58 @@
+"""Where replay keeps its files. Environment variables are read here and nowhere else."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+TESTBED = "/testbed"
+
+
+def home() -> Path:
+    """Replay's cache directory: environments, working trees, synced prompts (REPLAY_HOME)."""
+    base = os.environ.get("REPLAY_HOME") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "replay"
+    )
+    return Path(base)
+
+
+def default_store() -> Path:
+    """The default SQLite store, ./runs/replay.db (REPLAY_STORE overrides)."""
+    return Path(os.environ.get("REPLAY_STORE") or "runs/replay.db")
+
+
+def instances_dir() -> Path:
+    """The bundled suites."""
+    return PROJECT_ROOT / "instances"
+
+
+def environments_dir() -> Path:
+    """The bundled environment recipes."""
+    return PROJECT_ROOT / "environments"
+
+
+def prompts_dir() -> Path:
+    """The bundled prompts of the continuation agent and the prompt sources."""
+    return PROJECT_ROOT / "prompts"
+
+
+def repo_mirrors_from_env() -> Path | None:
+    """Directory of bare repository mirrors named by REPLAY_REPO_MIRRORS, if any."""
+    value = os.environ.get("REPLAY_REPO_MIRRORS")
+    return Path(value) if value else None
+
+
+# Variables that install steps need to reach a package index through this machine's proxy or
+# certificate authority. They are passed only to steps that have network access.
+NETWORK_VARIABLES = (
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "PIP_CERT",
+    "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_DEFAULT_TIMEOUT", "UV_INDEX_URL",
+    "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL", "UV_NATIVE_TLS", "UV_SYSTEM_CERTS",
+    "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+)
+
+
+def network_variables() -> dict[str, str]:
+    """This machine's proxy, index and certificate settings, for install steps only."""
+    return {name: os.environ[name] for name in NETWORK_VARIABLES if name in os.environ}

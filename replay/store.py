@@ -1,0 +1,117 @@
+"""Results in one SQLite file, artifacts (logs, snapshots, traces) as files beside it.
+
+Every record is written in one transaction and every artifact through a temporary file and a
+rename, so a process killed at any moment leaves no half record.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from replay.errors import InputError
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS validations (
+    instance_id TEXT NOT NULL,
+    backend TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reasons TEXT NOT NULL,
+    checks TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (instance_id, backend)
+);
+"""
+
+
+class Store:
+    """The results database and its artifact folder."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.artifacts = path.parent / "artifacts"
+        self._connection: sqlite3.Connection | None = None
+
+    @classmethod
+    def open(cls, path: Path) -> Store:
+        """Open (creating if needed) the store at `path`; one clear error if it cannot be used."""
+        store = cls(path)
+        store._connect()
+        return store
+
+    def _connect(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.exists() and not os.access(self.path, os.W_OK):
+                raise PermissionError(f"permission denied: {self.path}")
+            if not os.access(self.path.parent, os.W_OK):
+                raise PermissionError(f"permission denied: {self.path.parent}")
+            connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            connection.execute("PRAGMA journal_mode=WAL")
+            with connection:
+                connection.executescript("BEGIN;" + SCHEMA + "COMMIT;")
+                connection.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
+                                   (str(SCHEMA_VERSION),))
+        except (OSError, sqlite3.Error) as exc:
+            raise InputError(f"cannot use the store {self.path}: {exc}") from None
+        found = connection.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if int(found[0]) > SCHEMA_VERSION:
+            raise InputError(f"store {self.path} has schema version {found[0]}, newer than this "
+                             f"replay ({SCHEMA_VERSION}); upgrade replay")
+        self._connection = connection
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        assert self._connection is not None, "store is closed"
+        return self._connection
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def artifact_path(self, *parts: str) -> Path:
+        """A path under the artifact folder (not yet written)."""
+        return self.artifacts.joinpath(*parts)
+
+    def write_artifact(self, data: bytes, *parts: str) -> Path:
+        """Write an artifact atomically and return its path."""
+        target = self.artifact_path(*parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(target.name + ".partial")
+        partial.write_bytes(data)
+        partial.replace(target)
+        return target
+
+    def record_validation(self, instance_id: str, backend: str, status: str,
+                          reasons: list[str], checks: dict[str, Any]) -> None:
+        """Write (or replace) the validation record of an instance on a backend."""
+        with self.db:
+            self.db.execute(
+                "INSERT OR REPLACE INTO validations VALUES (?, ?, ?, ?, ?, ?)",
+                (instance_id, backend, status, json.dumps(reasons), json.dumps(checks),
+                 time.time()),
+            )
+
+    def validation(self, instance_id: str, backend: str) -> dict[str, Any] | None:
+        """The validation record of an instance on a backend, if any."""
+        row = self.db.execute(
+            "SELECT status, reasons, checks, created_at FROM validations "
+            "WHERE instance_id=? AND backend=?", (instance_id, backend)).fetchone()
+        if row is None:
+            return None
+        return {"status": row[0], "reasons": json.loads(row[1]), "checks": json.loads(row[2]),
+                "created_at": row[3]}

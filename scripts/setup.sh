@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Install replay and everything it needs into ./.venv. Safe to run again: it only
+# reinstalls when pyproject.toml changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python=${PYTHON:-python3}
+if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+    echo "replay needs Python 3.10 or newer as '$python' (set PYTHON=/path/to/python3.x)" >&2
+    exit 2
+fi
+
+if [ ! -x .venv/bin/python ]; then
+    "$python" -m venv .venv
+fi
+
+stamp=.venv/.replay-installed
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    # The grep drops pip's warnings about unreachable extra index locations on some machines.
+    .venv/bin/python -m pip install --quiet --upgrade pip 2> >(grep -v 'Location .* is ignored' >&2)
+    .venv/bin/python -m pip install --quiet -e '.[dev]' 2> >(grep -v 'Location .* is ignored' >&2)
+    echo "$want" > "$stamp"
+fi
