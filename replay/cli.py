@@ -19,7 +19,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 console = Console()
 errors = Console(stderr=True)
 
-Suite = Annotated[str, typer.Option(help="Bundled suite to run (see instances/).")]
+Suite = Annotated[str, typer.Option(
+    help="Suite: a bundled name (see instances/) or a folder holding a suite.toml.")]
 Dataset = Annotated[str | None, typer.Option(
     help="SWE-bench records: a .json/.jsonl/.parquet file or a Hugging Face dataset name.")]
 Ids = Annotated[list[str] | None, typer.Option("--instance", help="Instance id (repeatable).")]

@@ -1,4 +1,4 @@
-"""Phase A histories: the messages up to a compaction boundary and the snapshot of the tree there."""
+"""Phase A histories: the messages up to a compaction boundary and the tree at that boundary."""
 
 from __future__ import annotations
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from replay.errors import InputError
@@ -159,19 +159,23 @@ def suite_names() -> list[str]:
 
 
 def load_suite(name: str, dataset: str | None = None) -> Suite:
-    """Load a bundled suite: local instance directories, or ids drawn from a dataset."""
-    path = instances_dir() / name / "suite.toml"
+    """Load a suite by bundled name or folder: local instance folders, or ids from a dataset."""
+    folder = Path(name) if "/" in name or Path(name).is_dir() else instances_dir() / name
+    path = folder / "suite.toml"
     if not path.is_file():
         known = ", ".join(suite_names()) or "none"
         raise InputError(f"unknown suite {name!r} (bundled suites: {known})")
-    spec = tomllib.loads(path.read_text(encoding="utf-8"))
+    try:
+        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: malformed TOML: {exc}") from None
     ids: list[str] = spec.get("instances", [])
     source = dataset or spec.get("dataset")
     if source:
         rows = select(load_dataset(source), ids=ids)
     else:
         rows = [load_instance_dir(path.parent / ident) for ident in ids]
-    return Suite(name=name, description=spec.get("description", ""),
+    return Suite(name=folder.name, description=spec.get("description", ""),
                  rule=spec.get("rule", ""), instances=rows)
 
 

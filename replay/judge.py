@@ -70,7 +70,7 @@ def patch_files(patch: str) -> PatchFiles:
     return PatchFiles(existing, created)
 
 
-def test_command(instance: Instance, recipe: Recipe) -> str:
+def resolve_test_command(instance: Instance, recipe: Recipe) -> str:
     """The recipe's test command, else the one in the row's eval_script between the markers."""
     files = " ".join(shlex.quote(name) for name in patch_files(instance.test_patch).all)
     if recipe.test_cmd:
@@ -98,7 +98,7 @@ def eval_script(instance: Instance, recipe: Recipe) -> str:
         reset.append(f"rm -f {created}")
     lines = [recipe.reinstall or ":", *reset,
              f"git apply -v {TEST_PATCH_PATH} || {{ echo '{APPLY_FAILED}'; exit 1; }}",
-             f"echo '{START}'", test_command(instance, recipe), "rc=$?", f"echo '{END}'",
+             f"echo '{START}'", resolve_test_command(instance, recipe), "rc=$?", f"echo '{END}'",
              f'echo "{EXIT_CODE}: $rc"', *reset]
     return "\n".join(lines) + "\n"
 

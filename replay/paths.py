@@ -28,8 +28,8 @@ def instances_dir() -> Path:
 
 
 def environments_dir() -> Path:
-    """The bundled environment recipes."""
-    return PROJECT_ROOT / "environments"
+    """The environment recipes: the bundled ones unless REPLAY_ENVIRONMENTS names a folder."""
+    return Path(os.environ.get("REPLAY_ENVIRONMENTS") or PROJECT_ROOT / "environments")
 
 
 def prompts_dir() -> Path:

@@ -1,4 +1,4 @@
-"""Environment recipes: per repository and version, the interpreter, pins, install and test commands.
+"""Environment recipes: per repository and version, interpreter, pins, install and test commands.
 
 Recipes live in the top-level `environments/` folder, one TOML file per repository
 (`<owner>__<name>.toml`): a `[defaults]` table merged under each `[versions."X"]` table.
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from pathlib import Path
 
+import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from replay.errors import InputError

@@ -44,9 +44,9 @@ def commit_files(files: Path, dest: Path) -> str:
     git("init", "-q", str(dest))
     git("add", "-A", cwd=dest)
     git("commit", "-q", "--no-gpg-sign", "-m", "base", cwd=dest, env=FIXED_COMMIT_ENV)
-    git("update-ref", "-d", "refs/heads/main", cwd=dest, check=False)
     sha = git("rev-parse", "HEAD", cwd=dest).stdout.strip()
     git("checkout", "-q", "--detach", sha, cwd=dest)
+    git("update-ref", "-d", "refs/heads/main", cwd=dest)
     return sha
 
 

@@ -1,0 +1,5 @@
+"""`python -m replay` is the `replay` command."""
+
+from replay.cli import main
+
+main()

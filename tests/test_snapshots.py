@@ -1,0 +1,65 @@
+"""Snapshots on a real repository: every kind of change survives capture and restore."""
+
+from __future__ import annotations
+
+import pytest
+
+from replay import snapshots
+from replay.backends.local import LocalBackend, LocalEnvironment
+from replay.errors import SnapshotMismatch
+from replay.instances import Instance
+from replay.recipes import load_recipe
+
+
+@pytest.fixture(scope="module")
+def env(tiny: Instance) -> LocalEnvironment:
+    return LocalBackend().start(tiny, load_recipe(tiny))
+
+
+def _tree_listing(env: LocalEnvironment) -> str:
+    return env.exec("git ls-files -s -o --exclude-standard | sort; "
+                    "find . -path ./.git -prune -o -type f -print0 | sort -z | "
+                    "xargs -0 sha256sum").output
+
+
+def test_capture_and_restore_every_kind_of_change(env: LocalEnvironment, tiny: Instance) -> None:
+    base = snapshots.at_base(env, tiny.base_commit)
+    env.restore(base)
+    env.exec("sed -i 's/side \\* side \\* side/side ** 2/' shapes/area.py && "
+             "rm tests/__init__.py && mkdir -p scratch && echo 'print(1)' > scratch/repro.py && "
+             "printf '\\x00\\x01\\xff' > scratch/blob.bin && chmod +x scratch/repro.py")
+    snapshot = env.snapshot()
+    expected = _tree_listing(env)
+    assert snapshot.diff and snapshot.fingerprint != base.fingerprint
+
+    env.restore(base)
+    assert _tree_listing(env) != expected
+    assert env.read_file("tests/__init__.py") == b""
+
+    env.restore(snapshot)
+    assert _tree_listing(env) == expected
+    assert env.read_file("scratch/blob.bin") == b"\x00\x01\xff"
+    assert env.exec("test -x scratch/repro.py").ok
+    env.restore(snapshot)
+    assert _tree_listing(env) == expected
+    env.restore(base)
+
+
+def test_restore_removes_what_the_agent_added_and_undoes_commits(env: LocalEnvironment,
+                                                                  tiny: Instance) -> None:
+    base = snapshots.at_base(env, tiny.base_commit)
+    env.exec("echo junk > junk.py && git -c user.email=a@b -c user.name=a commit -qam wip "
+             "--allow-empty && echo more >> shapes/area.py")
+    env.restore(base)
+    assert env.exec("git status --porcelain").output == ""
+    assert env.exec("git rev-parse HEAD").output.strip() == tiny.base_commit
+
+
+def test_a_snapshot_whose_fingerprint_differs_is_refused(env: LocalEnvironment,
+                                                         tiny: Instance) -> None:
+    base = snapshots.at_base(env, tiny.base_commit)
+    forged = snapshots.Snapshot(base_commit=tiny.base_commit, diff=b"",
+                                fingerprint="0" * 40)
+    with pytest.raises(SnapshotMismatch, match="refusing to continue"):
+        env.restore(forged)
+    env.restore(base)
