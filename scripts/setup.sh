@@ -5,8 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python=${PYTHON:-python3}
-if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
-    echo "replay needs Python 3.10 or newer as '$python' (set PYTHON=/path/to/python3.x)" >&2
+if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    echo "replay needs Python 3.11 or newer as '$python' (set PYTHON=/path/to/python3.11)" >&2
     exit 2
 fi
 

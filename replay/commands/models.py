@@ -1,0 +1,55 @@
+"""`replay models`: every model alias, its endpoint, window, prices and whether its key is set."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from replay.models.keys import key_is_set
+from replay.models.registry import load_registry
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    """One alias as listed. `key_set` is None when the model needs no key."""
+
+    alias: str
+    provider: str
+    model: str
+    base_url: str
+    context_window: int | None
+    price_in: float
+    price_out: float
+    key_env: str
+    key_set: bool | None
+
+
+def models_table(user_file: Path | None) -> list[ModelRow]:
+    """The rows of `replay models`, sorted by alias; key values are never read out."""
+    registry = load_registry(user_file)
+    return [
+        ModelRow(alias, spec.provider, spec.model, spec.base_url, spec.context_window,
+                 spec.price_in, spec.price_out, spec.key_env,
+                 key_is_set(spec.key_env) if spec.key_env else None)
+        for alias, spec in sorted(registry.items())
+    ]
+
+
+def models_command(user_file: Path | None, console: Console | None = None) -> None:
+    """Print the model aliases as a table."""
+    table = Table(title="models (prices: USD per million tokens, list prices to check)")
+    for column in ("alias", "provider", "model", "base URL", "context", "in $", "out $", "key"):
+        numeric = column in ("context", "in $", "out $")
+        table.add_column(column, justify="right" if numeric else "left", overflow="fold")
+    for row in models_table(user_file):
+        if row.key_set is None:
+            key = "none needed"
+        else:
+            key = f"[green]{row.key_env} set[/]" if row.key_set else f"[red]{row.key_env} unset[/]"
+        table.add_row(row.alias, row.provider, row.model, row.base_url,
+                      f"{row.context_window:,}" if row.context_window else "?",
+                      f"{row.price_in:.2f}", f"{row.price_out:.2f}", key)
+    (console or Console()).print(table)

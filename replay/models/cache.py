@@ -1,0 +1,131 @@
+"""Every model call, kept in the `model_calls` table of the engine's SQLite store.
+
+The key is the sha256 of the canonical JSON of the full request content (provider, base URL,
+model, messages, tools, temperature, max_tokens, seed) and the caller's seed index: confirmation
+runs 0, 1, 2 are different samples, and a repeated run is answered from here for free. Only the
+request body is stored, never headers, so keys never reach the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from replay.errors import InputError
+from replay.models.types import ChatRequest, ChatResponse, ModelSpec
+
+logger = logging.getLogger(__name__)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS model_calls (
+    key TEXT PRIMARY KEY,
+    alias TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    seed_index INTEGER NOT NULL,
+    request_json TEXT NOT NULL,
+    response_json TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    cached_tokens INTEGER NOT NULL,
+    cost REAL NOT NULL,
+    created_at TEXT NOT NULL
+)
+"""
+
+
+def request_content(spec: ModelSpec, request: ChatRequest, seed_index: int) -> dict[str, Any]:
+    """Everything that decides a reply: what is hashed into the key and stored as the request."""
+    return {
+        "provider": spec.provider,
+        "base_url": spec.base_url,
+        "model": spec.model,
+        "messages": request.messages,
+        "tools": request.tools,
+        "temperature": request.temperature,
+        "max_tokens": request.max_tokens,
+        "seed": request.seed,
+        "seed_index": seed_index,
+    }
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no whitespace: equal content, equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def cache_key(content: dict[str, Any]) -> str:
+    """The sha256 hex digest of the canonical JSON of `content`."""
+    return hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
+
+
+class CallCache:
+    """The `model_calls` table in the SQLite file at `path` (created with its parent if absent).
+
+    Safe to share between threads; several processes may use one file (WAL mode). Raises
+    `InputError` naming the file when it is not an SQLite database.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            with self._db:
+                self._db.execute(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise InputError(f"{self.path} is not a usable SQLite database: {exc}") from None
+
+    def get(self, key: str) -> ChatResponse | None:
+        """The stored reply for `key`, marked `from_cache`; None on a miss or a corrupt row."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT response_json FROM model_calls WHERE key = ?", (key,)
+            ).fetchone()
+        if row is None:
+            return None
+        try:
+            response = ChatResponse.model_validate_json(row[0])
+        except ValidationError:
+            logger.warning("model_calls row %s is corrupt; treating it as a miss", key[:12])
+            return None
+        return response.model_copy(update={"from_cache": True})
+
+    def put(self, key: str, spec: ModelSpec, content: dict[str, Any],
+            response: ChatResponse) -> None:
+        """Store one call in one transaction, replacing any row with the same key."""
+        usage = response.usage
+        row = (
+            key, spec.alias, spec.provider, spec.model, content["seed_index"],
+            canonical_json(content), response.model_dump_json(exclude={"from_cache"}),
+            usage.input_tokens, usage.output_tokens, usage.cached_tokens, response.cost,
+            datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO model_calls (key, alias, provider, model, seed_index,"
+                " request_json, response_json, input_tokens, output_tokens, cached_tokens, cost,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._db.close()
+
+    def __enter__(self) -> CallCache:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,122 @@
+"""The one entry point for model calls: cache lookup, provider call with retries, record, return."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+
+from replay.models.cache import CallCache, cache_key, request_content
+from replay.models.retry import DEFAULT_BACKOFF, Backoff, retry_call
+from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Provider
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class ClientStats:
+    """What one client did: provider calls with their tokens and cost, and cache hits."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    cost: float = 0.0
+
+
+def make_provider(spec: ModelSpec, timeout: float) -> Provider:
+    """The HTTP provider for `spec`; raises `InputError` when its key variable is unset."""
+    if spec.provider == "anthropic":
+        from replay.models.anthropic import AnthropicProvider
+
+        return AnthropicProvider(spec, timeout)
+    from replay.models.openai import OpenAIProvider
+
+    return OpenAIProvider(spec, timeout)
+
+
+def with_defaults(spec: ModelSpec, request: ChatRequest) -> ChatRequest:
+    """`request` with the spec's temperature and max_tokens where the request leaves them unset."""
+    return request.model_copy(update={
+        "temperature": spec.temperature if request.temperature is None else request.temperature,
+        "max_tokens": spec.max_tokens if request.max_tokens is None else request.max_tokens,
+    })
+
+
+class ModelClient:
+    """Calls one model through the cache. Thread-safe.
+
+    The provider (and so the key lookup) is created at the first cache miss: a re-run answered
+    entirely from the cache needs no key. `provider` replaces the HTTP provider (for fakes).
+    """
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        cache: CallCache,
+        *,
+        max_attempts: int = 6,
+        backoff: Backoff = DEFAULT_BACKOFF,
+        timeout: float = 600.0,
+        provider: Provider | None = None,
+    ) -> None:
+        self.spec = spec
+        self.cache = cache
+        self.max_attempts = max_attempts
+        self.backoff = backoff
+        self.timeout = timeout
+        self.stats = ClientStats()
+        self._provider = provider
+        self._lock = threading.Lock()
+
+    def complete(self, request: ChatRequest, seed_index: int = 0) -> ChatResponse:
+        """The reply to `request` for sample `seed_index`, from the cache or the model.
+
+        The reply is stored before it is returned. Raises `ModelTransientError` (a
+        `HarnessError`) when every attempt failed, `InputError` for a missing or refused key or
+        a request the server rejects.
+        """
+        request = with_defaults(self.spec, request)
+        content = request_content(self.spec, request, seed_index)
+        key = cache_key(content)
+        cached = self.cache.get(key)
+        if cached is not None:
+            with self._lock:
+                self.stats.cache_hits += 1
+            return cached
+        provider = self._get_provider()
+        response = retry_call(
+            lambda: provider.complete(request), max_attempts=self.max_attempts,
+            backoff=self.backoff,
+        )
+        self.cache.put(key, self.spec, content, response)
+        self._count(response)
+        logger.debug("model %s: %d in, %d out, $%.4f", self.spec.alias,
+                     response.usage.input_tokens, response.usage.output_tokens, response.cost)
+        return response
+
+    def close(self) -> None:
+        """Close the provider's connections (the cache belongs to the caller)."""
+        if self._provider is not None:
+            self._provider.close()
+
+    def __enter__(self) -> ModelClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _get_provider(self) -> Provider:
+        with self._lock:
+            if self._provider is None:
+                self._provider = make_provider(self.spec, self.timeout)
+            return self._provider
+
+    def _count(self, response: ChatResponse) -> None:
+        with self._lock:
+            self.stats.calls += 1
+            self.stats.input_tokens += response.usage.input_tokens
+            self.stats.output_tokens += response.usage.output_tokens
+            self.stats.cached_tokens += response.usage.cached_tokens
+            self.stats.cost += response.cost

@@ -1,0 +1,119 @@
+"""Model aliases: the built-in table (models.toml beside this file), a user file, ad-hoc specs.
+
+The user file (`~/.config/replay/models.toml` unless a path is given) has the built-in file's
+shape, one table per alias. A table for a built-in alias overrides only the fields it sets; a
+new alias must set provider, model and base_url.
+
+An ad-hoc spec names a model on the command line without editing any file:
+
+    PROVIDER:MODEL[@BASE_URL][#KEY_ENV]
+
+PROVIDER is `openai` (any chat-completions server) or `anthropic`. Without @BASE_URL the
+provider's own endpoint and key variable are used (OPENAI_API_KEY, ANTHROPIC_API_KEY). With
+@BASE_URL no key is sent unless #KEY_ENV names the variable that holds one. MODEL may contain
+`/`, `:` and `@` but not `://`, `#` or spaces (only an `@` followed by http:// or https://
+starts the URL). Examples:
+
+    openai:Qwen/Qwen2.5-7B-Instruct@http://127.0.0.1:8000/v1     (vLLM, SGLang)
+    openai:qwen2.5:7b@http://127.0.0.1:11434/v1                   (Ollama)
+    openai:my-model@https://gateway.example.com/v1#GATEWAY_KEY
+    anthropic:claude-opus-4-1-20250805
+
+Ad-hoc specs have no context window and zero prices.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from replay.errors import InputError
+from replay.models.types import ModelSpec
+
+BUILTIN_FILE = Path(__file__).with_name("models.toml")
+
+_ADHOC = re.compile(
+    r"(?P<provider>openai|anthropic):(?P<model>(?:(?!://)[^#\s])+?)"
+    r"(?:@(?P<base_url>https?://[^#\s]+))?(?:#(?P<key_env>[A-Za-z_][A-Za-z0-9_]*))?"
+)
+_OFFICIAL = {
+    "openai": ("https://api.openai.com/v1", "OPENAI_API_KEY"),
+    "anthropic": ("https://api.anthropic.com/v1", "ANTHROPIC_API_KEY"),
+}
+_GRAMMAR = "PROVIDER:MODEL[@BASE_URL][#KEY_ENV], e.g. openai:Qwen2.5-7B@http://127.0.0.1:8000/v1"
+
+
+def default_user_file() -> Path:
+    """Where the user's own aliases live."""
+    return Path("~/.config/replay/models.toml").expanduser()
+
+
+def load_registry(user_file: Path | None = None) -> dict[str, ModelSpec]:
+    """Every alias: built-in entries merged with the user file's (an explicit file must exist)."""
+    tables = _read_tables(BUILTIN_FILE)
+    sources = dict.fromkeys(tables, BUILTIN_FILE)
+    path = user_file if user_file is not None else default_user_file()
+    if user_file is not None and not user_file.is_file():
+        raise InputError(f"models file not found: {user_file}")
+    if path.is_file():
+        for alias, fields in _read_tables(path).items():
+            tables[alias] = {**tables.get(alias, {}), **fields}
+            sources[alias] = path
+    return {alias: _validate(alias, fields, sources[alias]) for alias, fields in tables.items()}
+
+
+def resolve(name: str, user_file: Path | None = None) -> ModelSpec:
+    """The spec for an alias or an ad-hoc spec string.
+
+    Raises `InputError` for an unknown alias, listing close matches.
+    """
+    registry = load_registry(user_file)
+    if name in registry:
+        return registry[name]
+    if name.startswith(tuple(f"{provider}:" for provider in _OFFICIAL)):
+        return parse_adhoc(name)
+    close = difflib.get_close_matches(name, list(registry), n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise InputError(
+        f"unknown model {name!r}{hint} (`replay models` lists the aliases; "
+        f"an ad-hoc model is written {_GRAMMAR})"
+    )
+
+
+def parse_adhoc(text: str) -> ModelSpec:
+    """A spec from `PROVIDER:MODEL[@BASE_URL][#KEY_ENV]` (see the module docstring)."""
+    match = _ADHOC.fullmatch(text.strip())
+    if match is None:
+        raise InputError(f"not an ad-hoc model spec: {text!r}; expected {_GRAMMAR}")
+    provider = match["provider"]
+    official_url, official_key = _OFFICIAL[provider]
+    base_url = match["base_url"] or official_url
+    key_env = match["key_env"] or ("" if match["base_url"] else official_key)
+    return ModelSpec(alias=text.strip(), provider=provider, model=match["model"],
+                     base_url=base_url, key_env=key_env)
+
+
+def _read_tables(path: Path) -> dict[str, dict[str, Any]]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"{path}: cannot read models file: {exc}") from None
+    for alias, fields in data.items():
+        if not isinstance(fields, dict):
+            raise InputError(f"{path}: {alias!r} must be a table of model fields ([\"{alias}\"])")
+    return data
+
+
+def _validate(alias: str, fields: dict[str, Any], source: Path) -> ModelSpec:
+    try:
+        return ModelSpec.model_validate({**fields, "alias": alias})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "entry"
+        problem = "missing" if first["type"] == "missing" else first["msg"]
+        raise InputError(f"{source}: model {alias!r}: field {field}: {problem}") from None

@@ -1,0 +1,114 @@
+"""Typed payloads of the models layer: a model's spec, a request, its usage and its response.
+
+Messages and tools stay plain JSON dicts in the OpenAI chat-completions format: the message list
+is the trajectory, and every other format is converted at the provider's edge.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Message = dict[str, Any]
+Tool = dict[str, Any]
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class ModelSpec(BaseModel):
+    """One model behind one endpoint, with its key variable, window and list prices.
+
+    `base_url` ends before the API path: `https://api.openai.com/v1` for OpenAI-compatible
+    servers (`/chat/completions` is appended), `https://api.anthropic.com/v1` for Anthropic
+    (`/messages` is appended). `key_env` names the environment variable holding the key; it is
+    empty for local servers that take none. Prices are USD per million tokens.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    alias: str = Field(min_length=1)
+    provider: Literal["openai", "anthropic"]
+    model: str = Field(min_length=1)
+    base_url: str
+    key_env: str = ""
+    context_window: int | None = Field(default=None, gt=0)
+    price_in: float = Field(default=0.0, ge=0)
+    price_out: float = Field(default=0.0, ge=0)
+    temperature: float | None = Field(default=None, ge=0)
+    max_tokens: int | None = Field(default=None, gt=0)
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError(f"must start with http:// or https://, got {value!r}")
+        return value.rstrip("/")
+
+    @field_validator("key_env")
+    @classmethod
+    def _env_name(cls, value: str) -> str:
+        if value and not _ENV_NAME.fullmatch(value):
+            raise ValueError(f"not an environment variable name: {value!r}")
+        return value
+
+    def cost(self, usage: Usage) -> float:
+        """USD cost of one call with this usage at the spec's list prices."""
+        return (usage.input_tokens * self.price_in + usage.output_tokens * self.price_out) / 1e6
+
+
+class ChatRequest(BaseModel):
+    """One chat request. Unset temperature and max_tokens fall back to the spec's defaults.
+
+    `seed` is sent to OpenAI-compatible servers; Anthropic has none, so there it only shapes the
+    cache key.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    messages: list[Message] = Field(min_length=1)
+    tools: list[Tool] = Field(default_factory=list)
+    temperature: float | None = Field(default=None, ge=0)
+    max_tokens: int | None = Field(default=None, gt=0)
+    seed: int | None = None
+
+
+class Usage(BaseModel):
+    """Tokens of one call. `input_tokens` counts the whole prompt, cached part included."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    cached_tokens: int = Field(default=0, ge=0)
+
+
+class ChatResponse(BaseModel):
+    """The assistant's reply as an OpenAI-format message, with usage, cost and its origin.
+
+    `message` has `role`, `content` (text or None) and, when the model called tools,
+    `tool_calls`. `finish_reason` is the provider's own word (`stop`, `tool_calls`, `end_turn`,
+    `tool_use`, `length`, `max_tokens`, ...). `cost` is what the original call cost, also when
+    the reply comes from the cache.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    message: Message
+    usage: Usage
+    cost: float = Field(ge=0)
+    from_cache: bool = False
+    finish_reason: str | None = None
+
+
+class Provider(Protocol):
+    """Something that answers chat requests: an HTTP provider or an in-process fake."""
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        """Answer one request; raises `ModelTransientError` for faults worth retrying."""
+        ...
+
+    def close(self) -> None:
+        """Release connections."""
+        ...
