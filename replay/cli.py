@@ -53,6 +53,40 @@ def validate(suite: Suite = "demo", dataset: Dataset = None, instance: Ids = Non
     raise typer.Exit(code)
 
 
+@app.command()
+def models(user_file: Annotated[Path | None, typer.Option(
+        "--models-file", help="TOML file of aliases adding to or overriding the built-in ones.")]
+        = None) -> None:
+    """List model aliases: provider, endpoint, window, prices, and whether each key is set."""
+    from replay.commands.models import models_command
+
+    models_command(user_file, console)
+
+
+@app.command()
+def run(instance: Annotated[str, typer.Option("--instance", help="Instance id.")],
+        arm: Annotated[str, typer.Option(help="pre (full history) or post (a summary).")],
+        agent_model: Annotated[str, typer.Option(
+            help="The continuation agent's model: an alias or PROVIDER:MODEL[@URL][#KEY_ENV].")],
+        summarizer: Annotated[str | None, typer.Option(
+            help="For post: MODEL:PROMPT, anchor_index, observation-masking or tail:N.")] = None,
+        carrier: Annotated[str, typer.Option(help="summary-only or native.")] = "summary-only",
+        steps: Annotated[int, typer.Option(min=1, help="Step limit.")] = 8,
+        seed_index: Annotated[int, typer.Option(min=0, help="Sample index (cache key).")] = 0,
+        suite: Suite = "demo", dataset: Dataset = None, store: StorePath = None,
+        repo_mirror: Mirrors = None) -> None:
+    """Run one continuation on a restored snapshot and grade it (for debugging one case)."""
+    from replay.commands.run import RunOptions, run_command
+    from replay.selection import choose_instances
+
+    chosen = choose_instances(suite, dataset, [instance], None, None)[0]
+    options = RunOptions(arm=arm, agent_model=agent_model, summarizer=summarizer,
+                         carrier=carrier, steps=steps, seed_index=seed_index)
+    code = run_command(chosen, options, store or default_store(),
+                       repo_mirror or repo_mirrors_from_env(), console)
+    raise typer.Exit(code)
+
+
 def main() -> None:
     """Entry point: one line and exit 2 for bad input, 130 on Ctrl-C."""
     try:

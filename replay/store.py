@@ -28,6 +28,14 @@ CREATE TABLE IF NOT EXISTS validations (
     created_at REAL NOT NULL,
     PRIMARY KEY (instance_id, backend)
 );
+CREATE TABLE IF NOT EXISTS continuations (
+    key TEXT PRIMARY KEY,
+    instance_id TEXT NOT NULL,
+    arm TEXT NOT NULL,
+    passed INTEGER NOT NULL,
+    grade TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
 """
 
 
@@ -115,3 +123,18 @@ class Store:
             return None
         return {"status": row[0], "reasons": json.loads(row[1]), "checks": json.loads(row[2]),
                 "created_at": row[3]}
+
+    def record_continuation(self, key: str, instance_id: str, arm: str, passed: bool,
+                            grade: str) -> None:
+        """Keep a finished continuation (its trace and tree are artifacts already written)."""
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO continuations VALUES (?, ?, ?, ?, ?, ?)",
+                            (key, instance_id, arm, int(passed), grade, time.time()))
+
+    def continuation(self, key: str) -> dict[str, Any] | None:
+        """A finished continuation by key, if kept."""
+        row = self.db.execute("SELECT instance_id, arm, passed, grade FROM continuations "
+                              "WHERE key=?", (key,)).fetchone()
+        if row is None:
+            return None
+        return {"instance_id": row[0], "arm": row[1], "passed": bool(row[2]), "grade": row[3]}

@@ -1,0 +1,129 @@
+"""`replay run`: one continuation (PRE or POST) on a restored snapshot, graded, for debugging."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from replay.agent import AgentConfig
+from replay.backends.local import LocalBackend
+from replay.compaction.carriers import post_messages
+from replay.compaction.summarize import Summary, parse_summarizer, summarize
+from replay.continuation import Continuation, continue_and_grade
+from replay.errors import InputError
+from replay.histories import History, bundled_history
+from replay.instances import Instance
+from replay.models.cache import CallCache
+from replay.models.client import ModelClient
+from replay.models.registry import resolve
+from replay.models.types import ModelSpec
+from replay.paths import TESTBED
+from replay.recipes import load_recipe
+from replay.store import Store
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What `replay run` was asked to do."""
+
+    arm: str
+    agent_model: str
+    summarizer: str | None = None
+    carrier: str = "summary-only"
+    steps: int = 8
+    seed_index: int = 0
+
+
+def history_for(instance: Instance) -> History:
+    """The Phase A history of an instance; a clear error when it has none."""
+    history = bundled_history(instance)
+    if history is None:
+        raise InputError(f"instance {instance.instance_id} has no Phase A history "
+                         "(the demo suite ships one per instance)")
+    return history
+
+
+def make_summary(history: History, options: RunOptions, cache: CallCache) -> Summary:
+    """Summarize the history with the summarizer the options name."""
+    if not options.summarizer:
+        raise InputError("--arm post needs --summarizer MODEL:PROMPT (or anchor_index, "
+                         "observation-masking, tail:N)")
+    name = parse_summarizer(options.summarizer)
+    if name.mechanical:
+        return summarize(history.messages, name)
+    from replay.compaction.sources import load_prompt
+
+    prompt = load_prompt(name.prompt or "")
+    with ModelClient(resolve(name.backbone or ""), cache) as backbone:
+        return summarize(history.messages, name, prompt, backbone, options.seed_index)
+
+
+def run_command(instance: Instance, options: RunOptions, store_path: Path,
+                mirrors: Path | None, console: Console) -> int:
+    """Run one continuation; 0 when its tests pass, 1 when they fail or the harness failed."""
+    if options.arm not in ("pre", "post"):
+        raise InputError(f"unknown arm {options.arm!r}: use pre or post")
+    history = history_for(instance)
+    agent_spec = resolve(options.agent_model)
+    recipe = load_recipe(instance)
+    store = Store.open(store_path)
+    cache = CallCache(store_path)
+    try:
+        if options.arm == "pre":
+            messages = history.messages
+        else:
+            summary = make_summary(history, options, cache)
+            path = store.write_artifact(summary.text.encode(), "summaries",
+                                        instance.instance_id, f"{_slug(options)}.txt")
+            console.print(f"summary ({len(summary.text)} chars) {path}", highlight=False)
+            prompt = parse_summarizer(options.summarizer or "").prompt
+            messages = post_messages(summary, history.messages, instance.problem_statement,
+                                     TESTBED, options.carrier, prompt)
+        env = LocalBackend(mirrors=mirrors).start(instance, recipe)
+        with ModelClient(agent_spec, cache) as agent:
+            result = continue_and_grade(
+                instance, history, env, recipe, agent, agent_id(agent_spec), messages,
+                options.arm, AgentConfig(max_steps=options.steps), store, options.seed_index)
+        store.write_artifact(json.dumps(_result_record(result), indent=1).encode(),
+                             *result.artifacts.relative_to(store.artifacts).parts,
+                             "result.json")
+    finally:
+        cache.close()
+        store.close()
+    _report(result, console)
+    return 0 if result.passed else 1
+
+
+def agent_id(spec: ModelSpec) -> str:
+    """What identifies the continuation agent's model in a continuation's key."""
+    return f"{spec.provider}:{spec.model}@{spec.base_url}"
+
+
+def _slug(options: RunOptions) -> str:
+    name = (options.summarizer or "").replace("/", "_").replace(":", "--")
+    return f"{name}-{options.carrier}-seed{options.seed_index}"
+
+
+def _result_record(result: Continuation) -> dict[str, object]:
+    trace = result.trace
+    return {"instance_id": result.instance_id, "arm": result.arm, "passed": result.passed,
+            "error": result.error, "steps": trace.steps, "exit_reason": trace.exit_reason,
+            "actions": len(trace.actions), "files_edited": trace.files_edited,
+            "grade": result.grade.to_dict() if result.grade else None}
+
+
+def _report(result: Continuation, console: Console) -> None:
+    trace = result.trace
+    if result.passed is None:
+        verdict = f"[red]error[/] {result.error}"
+    else:
+        verdict = "[green]tests pass[/]" if result.passed else "[yellow]tests fail[/]"
+    console.print(f"{result.instance_id} {result.arm}: {verdict}", highlight=False)
+    console.print(f"  steps {trace.steps}, actions {len(trace.actions)}, exit "
+                  f"{trace.exit_reason}, edited {', '.join(trace.files_edited) or 'nothing'}",
+                  highlight=False)
+    reused = " (kept from an earlier run)" if result.reused else ""
+    console.print(f"  trace {result.trace_path}{reused}", highlight=False)
