@@ -7,13 +7,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from model_fixtures import BASH_TOOL, FAKE_KEY, KEY_ENV, history, make_client
 
 from replay.errors import InputError
 from replay.models.cache import CallCache, cache_key
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.models.types import ChatRequest
+
+from model_fixtures import BASH_TOOL, FAKE_KEY, KEY_ENV, history, make_client
 
 REQUEST = ChatRequest(messages=history(), tools=[BASH_TOOL], temperature=0.0)
 SCRIPT = Script([{"content": "first"}, {"content": "second"}, {"content": "third"}])

@@ -6,7 +6,6 @@ import time
 from pathlib import Path
 
 import pytest
-from model_fixtures import FAKE_KEY, FAST, KEY_ENV, make_client
 
 from replay.errors import HarnessError, InputError
 from replay.models.cache import CallCache
@@ -15,6 +14,8 @@ from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.models.transport import ModelRequestRejected, ModelTransientError, parse_retry_after
 from replay.models.types import ChatRequest
+
+from model_fixtures import FAKE_KEY, FAST, KEY_ENV, make_client
 
 GOOD = {"content": "recovered"}
 ASK = ChatRequest(messages=[{"role": "user", "content": "hello"}])

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from model_fixtures import BASH_TOOL, FAKE_KEY, FAST, KEY_ENV, bash_call, history, make_client
 
 from replay.models.anthropic import convert_messages
 from replay.models.cache import CallCache
@@ -15,6 +14,8 @@ from replay.models.scripted import ScriptedModel, ScriptedServer
 from replay.models.scripts import Script
 from replay.models.transport import ModelRequestRejected
 from replay.models.types import ChatRequest
+
+from model_fixtures import BASH_TOOL, FAKE_KEY, FAST, KEY_ENV, bash_call, history, make_client
 
 TOOL_TURN = {"content": "Running the tests.",
              "tool_calls": [{"function": {"name": "bash", "arguments": {"command": "pytest"}}}]}

@@ -18,6 +18,7 @@ from replay.histories import History, bundled_history
 from replay.instances import Instance
 from replay.models.cache import CallCache
 from replay.models.client import ModelClient
+from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.models.types import ModelSpec
 from replay.paths import TESTBED
@@ -68,6 +69,7 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
         raise InputError(f"unknown arm {options.arm!r}: use pre or post")
     history = history_for(instance)
     agent_spec = resolve(options.agent_model)
+    api_key(agent_spec)
     recipe = load_recipe(instance)
     store = Store.open(store_path)
     cache = CallCache(store_path)

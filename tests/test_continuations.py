@@ -1,0 +1,125 @@
+"""PRE and POST continuations on the demo suite, driven by a scripted model over real HTTP."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from replay.agent import AgentConfig
+from replay.backends.local import LocalBackend
+from replay.compaction.carriers import post_messages
+from replay.compaction.summarize import parse_summarizer, summarize
+from replay.continuation import Continuation, continue_and_grade
+from replay.histories import bundled_history
+from replay.instances import Instance, load_suite
+from replay.judge import patch_files
+from replay.models.cache import CallCache
+from replay.models.scripted import ScriptedServer
+from replay.models.scripts import Script
+from replay.paths import TESTBED
+from replay.recipes import load_recipe
+from replay.store import Store
+
+from agent_scripts import fixing_turns, lost_turns
+from model_fixtures import make_client
+
+DEMO = {instance.instance_id: instance for instance in load_suite("demo").instances}
+
+
+def run(instance: Instance, turns: list[dict], arm: str, tmp_path: Path,
+        steps: int = 8) -> tuple[Continuation, int]:
+    """One continuation against a fresh scripted server; returns it and the request count."""
+    with ScriptedServer(Script(turns, model="agent")) as server:
+        return run_on(server, instance, arm, tmp_path, tmp_path / "replay.db", steps), server.count
+
+
+def run_on(server: ScriptedServer, instance: Instance, arm: str, tmp_path: Path,
+           cache_path: Path, steps: int = 8) -> Continuation:
+    """One continuation with the agent model served by `server`."""
+    history = bundled_history(instance)
+    assert history is not None
+    recipe = load_recipe(instance)
+    env = LocalBackend().start(instance, recipe)
+    if arm == "pre":
+        messages = history.messages
+    else:
+        summary = summarize(history.messages, parse_summarizer("anchor_index"))
+        messages = post_messages(summary, history.messages, instance.problem_statement, TESTBED)
+    with Store.open(cache_path) as store, CallCache(cache_path) as cache, \
+            make_client(server.spec("agent"), cache) as client:
+        return continue_and_grade(instance, history, env, recipe, client, "scripted-agent",
+                                  messages, arm, AgentConfig(max_steps=steps), store)
+
+
+@pytest.mark.parametrize("instance_id", sorted(DEMO))
+def test_pre_and_post_are_told_apart(instance_id: str, tmp_path: Path) -> None:
+    instance = DEMO[instance_id]
+    pre, requests = run(instance, fixing_turns(instance, tmp_path), "pre", tmp_path)
+    assert pre.passed is True and requests == 4
+    assert pre.trace.exit_reason == "finished" and pre.trace.steps == 4
+    assert pre.grade is not None and pre.grade.fail_to_pass["failure"] == []
+    saved = json.loads(pre.trace_path.read_text())
+    assert saved["exit_reason"] == "finished" and len(saved["actions"]) >= 4
+    assert saved["messages"][-1]["role"] == "tool"
+    assert pre.trace.files_edited == [f"/testbed/{name}" for name in
+                                      patch_files(instance.patch).all]
+    assert pre.tree_path.read_bytes()
+
+    post, _ = run(instance, lost_turns(), "post", tmp_path)
+    assert post.passed is False and post.error is None
+    assert post.trace.exit_reason == "finished" and post.trace.files_edited == []
+    assert post.grade is not None and post.grade.fail_to_pass["failure"]
+    assert post.trace.messages[1]["content"].count("<summary>") == 1
+
+
+def test_step_limit_and_bad_tool_calls_count_as_steps(tmp_path: Path) -> None:
+    instance = DEMO["replay-demo__tally-1"]
+    turns = [{"content": "oops", "tool_calls": [
+                {"function": {"name": "teleport", "arguments": {}}}]},
+             {"content": "no tool at all"},
+             {"content": "bad args", "tool_calls": [
+                 {"function": {"name": "edit_file", "arguments": {"path": "/testbed/x"}}}]}]
+    result, requests = run(instance, turns, "pre", tmp_path, steps=3)
+    assert requests == 3 and result.trace.steps == 3
+    assert result.trace.exit_reason == "step_limit"
+    observations = [m["content"] for m in result.trace.messages[-5:] if m["role"] in ("tool",
+                                                                                      "user")]
+    assert "unknown tool 'teleport'" in observations[0]
+    assert "called no tool" in observations[1]
+    assert "argument 'old' is required" in observations[2]
+    assert result.passed is False
+
+
+def test_a_cached_continuation_makes_no_request(tmp_path: Path) -> None:
+    instance = DEMO["replay-demo__iniconf-1"]
+    turns = fixing_turns(instance, tmp_path)
+    with ScriptedServer(Script(turns, model="agent")) as server:
+        first = run_on(server, instance, "pre", tmp_path, tmp_path / "cache.db")
+        first_requests = server.count
+        again = run_on(server, instance, "pre", tmp_path, tmp_path / "cache.db")
+        again_requests = server.count - first_requests
+    assert first_requests == 4 and again_requests == 0
+    assert first.passed and again.passed and again.reused and not first.reused
+    assert again.trace.messages == first.trace.messages
+
+
+@pytest.mark.parametrize("fault", [{"fault": "429", "retry_after": 0}, {"fault": "500"},
+                                   {"fault": "malformed"}, {"fault": "drop"},
+                                   {"fault": "slow", "seconds": 6}])
+def test_a_passing_fault_is_retried_and_the_run_completes(fault: dict, tmp_path: Path) -> None:
+    instance = DEMO["replay-demo__stockroom-1"]
+    turns = fixing_turns(instance, tmp_path)
+    result, requests = run(instance, [turns[0], fault, *turns[1:]], "pre", tmp_path)
+    assert result.passed is True and requests == 5
+
+
+def test_a_persistent_fault_leaves_the_run_in_error_not_failed(tmp_path: Path) -> None:
+    instance = DEMO["replay-demo__stockroom-1"]
+    turns = fixing_turns(instance, tmp_path)
+    result, requests = run(instance, [turns[0], {"fault": "500"}], "pre", tmp_path)
+    assert result.passed is None and result.grade is None
+    assert result.trace.exit_reason == "error" and "500" in (result.error or "")
+    assert requests == 1 + 3
+    assert json.loads(result.trace_path.read_text())["exit_reason"] == "error"
