@@ -1,0 +1,1 @@
+"""Compaction: prompt sources and sync, summarizers, carriers, mechanical baselines."""
