@@ -87,6 +87,39 @@ def run(instance: Annotated[str, typer.Option("--instance", help="Instance id.")
     raise typer.Exit(code)
 
 
+prompts_app = typer.Typer(no_args_is_help=True,
+                          help="Production compaction prompts: list, sync, show.")
+app.add_typer(prompts_app, name="prompts")
+
+
+@prompts_app.command("list")
+def prompts_list() -> None:
+    """Each prompt's agent, package and version, length, sha256, and whether it is synced."""
+    from replay.commands.prompts import prompts_list as list_prompts
+
+    list_prompts(console=console)
+
+
+@prompts_app.command("sync")
+def prompts_sync(
+        names: Annotated[list[str] | None, typer.Argument(help="Prompts to sync (all).")] = None,
+        force: Annotated[bool, typer.Option(help="Download again even if cached.")] = False,
+) -> None:
+    """Download the pinned packages, cut each prompt out, check its sha256, and cache it."""
+    from replay.commands.prompts import prompts_sync as sync_prompts
+
+    sync_prompts(names, force=force, console=console)
+
+
+@prompts_app.command("show")
+def prompts_show(name: str,
+                 role: Annotated[str | None, typer.Option(help="system or user.")] = None) -> None:
+    """Print a synced prompt's text."""
+    from replay.commands.prompts import prompts_show as show_prompt
+
+    show_prompt(name, role)
+
+
 def main() -> None:
     """Entry point: one line and exit 2 for bad input, 130 on Ctrl-C."""
     try:

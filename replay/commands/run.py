@@ -11,6 +11,7 @@ from rich.console import Console
 from replay.agent import AgentConfig
 from replay.backends.local import LocalBackend
 from replay.compaction.carriers import post_messages
+from replay.compaction.sources import PromptText, load_prompt
 from replay.compaction.summarize import Summary, parse_summarizer, summarize
 from replay.continuation import Continuation, continue_and_grade
 from replay.errors import InputError
@@ -47,19 +48,20 @@ def history_for(instance: Instance) -> History:
     return history
 
 
-def make_summary(history: History, options: RunOptions, cache: CallCache) -> Summary:
-    """Summarize the history with the summarizer the options name."""
+def make_summary(history: History, options: RunOptions,
+                 cache: CallCache) -> tuple[Summary, PromptText | None]:
+    """Summarize the history with the summarizer the options name; also its prompt, if any."""
     if not options.summarizer:
         raise InputError("--arm post needs --summarizer MODEL:PROMPT (or anchor_index, "
                          "observation-masking, tail:N)")
     name = parse_summarizer(options.summarizer)
     if name.mechanical:
-        return summarize(history.messages, name)
-    from replay.compaction.sources import load_prompt
-
+        return summarize(history.messages, name), None
     prompt = load_prompt(name.prompt or "")
-    with ModelClient(resolve(name.backbone or ""), cache) as backbone:
-        return summarize(history.messages, name, prompt, backbone, options.seed_index)
+    spec = resolve(name.backbone or "")
+    api_key(spec)
+    with ModelClient(spec, cache) as backbone:
+        return summarize(history.messages, name, prompt, backbone, options.seed_index), prompt
 
 
 def run_command(instance: Instance, options: RunOptions, store_path: Path,
@@ -77,11 +79,10 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
         if options.arm == "pre":
             messages = history.messages
         else:
-            summary = make_summary(history, options, cache)
+            summary, prompt = make_summary(history, options, cache)
             path = store.write_artifact(summary.text.encode(), "summaries",
                                         instance.instance_id, f"{_slug(options)}.txt")
             console.print(f"summary ({len(summary.text)} chars) {path}", highlight=False)
-            prompt = parse_summarizer(options.summarizer or "").prompt
             messages = post_messages(summary, history.messages, instance.problem_statement,
                                      TESTBED, options.carrier, prompt)
         env = LocalBackend(mirrors=mirrors).start(instance, recipe)

@@ -1,0 +1,95 @@
+"""Carriers: how a summary re-enters the agent's context for POST.
+
+- `summary-only` (the study's POST): the agent's system prompt and one user message holding the
+  issue and the summary; nothing of the history is kept.
+- `native`: the wrapper and kept tail of the agent whose prompt wrote the summary (REFERENCE.md):
+  Claude Code keeps no raw message; Codex keeps recent user messages (20k tokens); Gemini CLI adds
+  a model acknowledgement and the last ~30% of the history; opencode asks "What did we do so
+  far?" and keeps recent turns; Kimi Code keeps the last two user/assistant messages.
+Tokens here are characters / 4. A kept tail never starts inside a tool call and its results.
+"""
+
+from __future__ import annotations
+
+from replay.agent import resume_messages, task_messages
+from replay.compaction.sources import PromptText
+from replay.compaction.summarize import Summary
+from replay.errors import InputError
+from replay.models.types import Message
+
+CARRIERS = ("summary-only", "native")
+CLAUDE_CODE_WRAPPER = ("This session is being continued from a previous conversation that ran "
+                       "out of context. The conversation is summarized below:\n")
+KIMI_WRAPPER = ("<system>Previous context has been compacted. Here is the compaction "
+                "output:</system>")
+GEMINI_ACK = "Got it. Thanks for the additional context!"
+CODEX_USER_BUDGET = 20_000
+OPENCODE_BUDGET = 15_000
+
+
+def tokens(message: Message) -> int:
+    """A rough token count of a message: characters / 4."""
+    size = len(str(message.get("content") or ""))
+    size += sum(len(str(call.get("function", {}))) for call in message.get("tool_calls") or [])
+    return size // 4
+
+
+def kept_tail(history: list[Message], budget: int) -> list[Message]:
+    """The longest run of last messages within `budget` tokens that starts at a clean turn."""
+    body = [m for m in history if m.get("role") != "system"]
+    start, used = len(body), 0
+    while start > 0 and used + tokens(body[start - 1]) <= budget:
+        start -= 1
+        used += tokens(body[start])
+    while start < len(body) and body[start].get("role") == "tool":
+        start += 1
+    return body[start:]
+
+
+def recent_users(history: list[Message], budget: int) -> list[Message]:
+    """The most recent user messages within `budget` tokens, in their order."""
+    kept: list[Message] = []
+    used = 0
+    for message in reversed([m for m in history if m.get("role") == "user"]):
+        used += tokens(message)
+        if used > budget:
+            break
+        kept.insert(0, message)
+    return kept
+
+
+def post_messages(summary: Summary, history: list[Message], problem_statement: str,
+                  workdir: str, carrier: str = "summary-only",
+                  prompt: PromptText | None = None) -> list[Message]:
+    """The messages a POST continuation starts from (`prompt`: the one that wrote the summary)."""
+    if carrier not in CARRIERS:
+        raise InputError(f"unknown carrier {carrier!r}: use {' or '.join(CARRIERS)}")
+    if summary.messages is not None:
+        return summary.messages
+    if carrier == "summary-only" or prompt is None:
+        return resume_messages(problem_statement, summary.text, workdir)
+    prompt_name = prompt.name
+    opening = task_messages(problem_statement, workdir)
+    system = opening[:1]
+    if prompt_name == "claude-code":
+        return [*system, {"role": "user", "content": CLAUDE_CODE_WRAPPER + summary.text}]
+    if prompt_name == "codex":
+        users = recent_users(history, CODEX_USER_BUDGET)
+        prefix = prompt.parts.get("summary-prefix")
+        if not prefix:
+            raise InputError("the codex prompt has no summary prefix: run `replay prompts sync "
+                             "codex --force`")
+        return [*system, *users, {"role": "user", "content": f"{prefix}\n{summary.text}"}]
+    if prompt_name == "gemini-cli":
+        budget = int(0.3 * sum(tokens(m) for m in history))
+        return [*system, {"role": "user", "content": summary.text},
+                {"role": "assistant", "content": GEMINI_ACK}, *kept_tail(history, budget)]
+    if prompt_name == "opencode":
+        budget = min(OPENCODE_BUDGET, max(2_000, sum(tokens(m) for m in history) // 4))
+        return [*system, {"role": "user", "content": "What did we do so far?"},
+                {"role": "assistant", "content": summary.text}, *kept_tail(history, budget)]
+    if prompt_name == "kimi-code":
+        last_two = [m for m in history if m.get("role") in ("user", "assistant")
+                    and not m.get("tool_calls")][-2:]
+        return [*system, *last_two, {"role": "user", "content": f"{KIMI_WRAPPER}\n{summary.text}"}]
+    raise InputError(f"no native carrier for prompt {prompt_name!r}")

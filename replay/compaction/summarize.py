@@ -1,0 +1,143 @@
+"""Summarizers: a backbone model with a production compaction prompt, or a mechanical baseline.
+
+A summarizer is named `BACKBONE:PROMPT` (a model alias or ad-hoc spec, then a prompt name such as
+`claude-code`), or by a mechanical name: `anchor_index`, `observation-masking`, `tail:N`.
+
+Each production prompt is used the way its agent uses it, as far as REFERENCE.md records it:
+- claude-code, codex, kimi-code: the history as it is, then the prompt as a final user message;
+  Claude Code's reply drops `<analysis>` and turns `<summary>` into "Summary:".
+- gemini-cli: the prompt is the system instruction over the history; a second call asks the
+  model to check its snapshot against the history and returns the refined one.
+- opencode: its system text replaces the agent's system prompt; its user template ends the history.
+The agent's tool schemas go with every request so that the history's tool calls stay valid.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from replay.agent import Model
+from replay.compaction.mechanical import anchor_index, observation_masking, tail
+from replay.compaction.sources import PromptText
+from replay.errors import InputError
+from replay.models.types import ChatRequest, Message
+from replay.tools import TOOLS
+
+MECHANICAL = ("anchor_index", "observation-masking", "tail")
+PROMPT_NAMES = ("claude-code", "codex", "gemini-cli", "opencode", "kimi-code")
+MASKING_KEEP_LAST = 2
+GEMINI_ASK = "First, reason in your scratchpad. Then, generate the <state_snapshot>."
+GEMINI_CHECK = ("Critically evaluate the <state_snapshot> you just generated against the "
+                "conversation. Did you omit any specific technical detail, file path, error "
+                "message, test result or open step? Reply with the complete, improved "
+                "<state_snapshot> only.")
+
+
+@dataclass(frozen=True)
+class SummarizerName:
+    """A parsed summarizer name."""
+
+    name: str
+    backbone: str | None = None
+    prompt: str | None = None
+    tail_tokens: int | None = None
+
+    @property
+    def mechanical(self) -> bool:
+        return self.backbone is None
+
+
+def parse_summarizer(text: str) -> SummarizerName:
+    """Parse `BACKBONE:PROMPT`, `anchor_index`, `observation-masking` or `tail:N`."""
+    text = text.strip()
+    if text in ("anchor_index", "observation-masking"):
+        return SummarizerName(text)
+    if match := re.fullmatch(r"tail:(\d+)", text):
+        return SummarizerName(text, tail_tokens=int(match.group(1)))
+    backbone, _, prompt = text.rpartition(":")
+    if not backbone or prompt not in PROMPT_NAMES:
+        raise InputError(f"unknown summarizer {text!r}: use MODEL:PROMPT with PROMPT one of "
+                         f"{', '.join(PROMPT_NAMES)}, or anchor_index, observation-masking, tail:N")
+    return SummarizerName(text, backbone=backbone, prompt=prompt)
+
+
+@dataclass
+class Summary:
+    """What a summarizer produced, and what it cost.
+
+    `messages` is set only by observation-masking, whose output is a message list to continue
+    from rather than a text.
+    """
+
+    summarizer: str
+    text: str
+    messages: list[Message] | None = None
+    requests: list[ChatRequest] = field(default_factory=list)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+
+
+def summarize(history: list[Message], name: SummarizerName, prompt: PromptText | None = None,
+              model: Model | None = None, seed_index: int = 0) -> Summary:
+    """Summarize a Phase A history with a mechanical baseline or a model and a prompt."""
+    if name.name == "anchor_index":
+        return Summary(name.name, anchor_index(history))
+    if name.name == "observation-masking":
+        kept = observation_masking(history, keep_last=MASKING_KEEP_LAST)
+        return Summary(name.name, "", messages=kept)
+    if name.tail_tokens is not None:
+        return Summary(name.name, tail(history, tokens=name.tail_tokens))
+    if prompt is None or model is None:
+        raise InputError(f"summarizer {name.name} needs a model and a synced prompt")
+    return _model_summary(history, name, prompt, model, seed_index)
+
+
+def _model_summary(history: list[Message], name: SummarizerName, prompt: PromptText,
+                   model: Model, seed_index: int) -> Summary:
+    summary = Summary(name.name, "")
+    body = [m for m in history if m.get("role") != "system"]
+    if name.prompt == "gemini-cli":
+        messages = [{"role": "system", "content": _part(prompt, "system", "user")}, *body,
+                    {"role": "user", "content": GEMINI_ASK}]
+        first = _call(model, messages, summary, seed_index)
+        messages += [{"role": "assistant", "content": first},
+                     {"role": "user", "content": GEMINI_CHECK}]
+        summary.text = _call(model, messages, summary, seed_index) or first
+        return summary
+    if name.prompt == "opencode":
+        messages = [{"role": "system", "content": _part(prompt, "system")}, *body,
+                    {"role": "user", "content": _part(prompt, "user")}]
+    else:
+        messages = [*history, {"role": "user", "content": _part(prompt, "user", "system")}]
+    text = _call(model, messages, summary, seed_index)
+    summary.text = claude_code_summary(text) if name.prompt == "claude-code" else text.strip()
+    return summary
+
+
+def _part(prompt: PromptText, *roles: str) -> str:
+    for role in roles:
+        if prompt.parts.get(role):
+            return prompt.parts[role]
+    raise InputError(f"prompt {prompt.name} has no {' or '.join(roles)} text")
+
+
+def _call(model: Model, messages: list[Message], summary: Summary, seed_index: int) -> str:
+    request = ChatRequest(messages=messages, tools=TOOLS, temperature=0.0)
+    response = model.complete(request, seed_index=seed_index)
+    summary.requests.append(request)
+    summary.input_tokens += response.usage.input_tokens
+    summary.output_tokens += response.usage.output_tokens
+    summary.cost += response.cost
+    content = response.message.get("content")
+    return content if isinstance(content, str) else ""
+
+
+def claude_code_summary(text: str) -> str:
+    """Claude Code's post-processing: drop `<analysis>`, turn `<summary>` into "Summary:"."""
+    text = re.sub(r"<analysis>.*?</analysis>", "", text, flags=re.S)
+    match = re.search(r"<summary>(.*?)</summary>", text, flags=re.S)
+    if match:
+        text = text[:match.start()] + "Summary:\n" + match.group(1).strip() + text[match.end():]
+    return re.sub(r"\n\n+", "\n\n", text).strip()
