@@ -80,8 +80,12 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
             messages = history.messages
         else:
             summary, prompt = make_summary(history, options, cache)
-            path = store.write_artifact(summary.text.encode(), "summaries",
-                                        instance.instance_id, f"{_slug(options)}.txt")
+            record = {"summarizer": summary.summarizer, "text": summary.text,
+                      "messages": summary.messages, "calls": len(summary.requests),
+                      "input_tokens": summary.input_tokens,
+                      "output_tokens": summary.output_tokens, "cost": summary.cost}
+            path = store.write_artifact(json.dumps(record, indent=1).encode(), "summaries",
+                                        instance.instance_id, f"{_slug(options)}.json")
             console.print(f"summary ({len(summary.text)} chars) {path}", highlight=False)
             messages = post_messages(summary, history.messages, instance.problem_statement,
                                      TESTBED, options.carrier, prompt)
