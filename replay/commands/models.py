@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
+import typer
 from rich.console import Console
 from rich.table import Table
 
+from replay.commands.options import console
 from replay.models.keys import key_is_set
 from replay.models.registry import load_registry
 
@@ -53,3 +56,16 @@ def models_command(user_file: Path | None, console: Console | None = None) -> No
                       f"{row.context_window:,}" if row.context_window else "?",
                       f"{row.price_in:.2f}", f"{row.price_out:.2f}", key)
     (console or Console()).print(table)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `replay models` to the command line."""
+
+    @app.command()
+    def models(
+        user_file: Annotated[Path | None, typer.Option(
+            "--models-file", help="TOML file of aliases adding to or overriding the built-ins.")
+        ] = None,
+    ) -> None:
+        """List model aliases: provider, endpoint, window, prices, and whether each key is set."""
+        models_command(user_file, console)

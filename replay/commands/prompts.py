@@ -5,10 +5,13 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import Annotated
 
+import typer
 from rich.console import Console
 from rich.table import Table
 
+from replay.commands.options import console
 from replay.compaction.registry_fetch import NPM_REGISTRY, PYPI_INDEX
 from replay.compaction.sources import (
     PromptText,
@@ -102,3 +105,31 @@ def prompts_show(name: str, role: str | None = None, sources_path: Path | None =
 
 def _write(text: str) -> None:
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `replay prompts list|sync|show` to the command line."""
+    group = typer.Typer(no_args_is_help=True,
+                        help="Production compaction prompts: list, sync, show.")
+    app.add_typer(group, name="prompts")
+
+    @group.command("list")
+    def list_command() -> None:
+        """Each prompt's agent, package and version, length, sha256, and whether it is synced."""
+        prompts_list(console=console)
+
+    @group.command("sync")
+    def sync_command(
+        names: Annotated[list[str] | None, typer.Argument(help="Prompts (default all).")] = None,
+        force: Annotated[bool, typer.Option(help="Download again even if cached.")] = False,
+    ) -> None:
+        """Download the pinned packages, cut each prompt out, check its sha256, and cache it."""
+        prompts_sync(names, force=force, console=console)
+
+    @group.command("show")
+    def show_command(
+        name: str,
+        role: Annotated[str | None, typer.Option(help="system, user or summary-prefix.")] = None,
+    ) -> None:
+        """Print a synced prompt's text."""
+        prompts_show(name, role)

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
+import typer
 from rich.console import Console
 
 from replay.agent import AgentConfig
 from replay.backends.local import LocalBackend
+from replay.commands.options import Dataset, Mirrors, StorePath, Suite, console
 from replay.compaction.carriers import post_messages
 from replay.compaction.sources import PromptText, load_prompt
 from replay.compaction.summarize import Summary, parse_summarizer, summarize
@@ -22,8 +25,9 @@ from replay.models.client import ModelClient
 from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.models.types import ModelSpec
-from replay.paths import TESTBED
+from replay.paths import TESTBED, default_store, repo_mirrors_from_env
 from replay.recipes import load_recipe
+from replay.selection import choose_instances
 from replay.store import Store
 
 
@@ -134,3 +138,29 @@ def _report(result: Continuation, console: Console) -> None:
                   highlight=False)
     reused = " (kept from an earlier run)" if result.reused else ""
     console.print(f"  trace {result.trace_path}{reused}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `replay run` to the command line."""
+
+    @app.command()
+    def run(
+        instance: Annotated[str, typer.Option("--instance", help="Instance id.")],
+        arm: Annotated[str, typer.Option(help="pre (full history) or post (a summary).")],
+        agent_model: Annotated[str, typer.Option(
+            help="The continuation agent: an alias or PROVIDER:MODEL[@URL][#KEY_ENV].")],
+        summarizer: Annotated[str | None, typer.Option(
+            help="For post: MODEL:PROMPT, anchor_index, observation-masking or tail:N.")] = None,
+        carrier: Annotated[str, typer.Option(help="summary-only or native.")] = "summary-only",
+        steps: Annotated[int, typer.Option(min=1, help="Step limit.")] = 8,
+        seed_index: Annotated[int, typer.Option(min=0, help="Sample index (cache key).")] = 0,
+        suite: Suite = "demo", dataset: Dataset = None, store: StorePath = None,
+        repo_mirror: Mirrors = None,
+    ) -> None:
+        """Run one continuation on a restored snapshot and grade it (for debugging one case)."""
+        chosen = choose_instances(suite, dataset, [instance], None, None)[0]
+        options = RunOptions(arm=arm, agent_model=agent_model, summarizer=summarizer,
+                             carrier=carrier, steps=steps, seed_index=seed_index)
+        code = run_command(chosen, options, store or default_store(),
+                           repo_mirror or repo_mirrors_from_env(), console)
+        raise typer.Exit(code)

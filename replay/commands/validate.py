@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
+import typer
 from rich.console import Console
 from rich.table import Table
 
 from replay.backends.local import LocalBackend
+from replay.commands.options import (
+    Dataset,
+    Ids,
+    Mirrors,
+    Pattern,
+    Span,
+    StorePath,
+    Suite,
+    console,
+)
 from replay.instances import Instance
+from replay.paths import default_store, repo_mirrors_from_env
+from replay.selection import choose_instances
 from replay.store import Store
 from replay.validate import Validation, preflight, validate_all
 
@@ -54,3 +68,20 @@ def validate_command(instances: list[Instance], store_path: Path, mirrors: Path 
             results.append(validation)
     console.print(_table(results))
     return 0 if all(result.status == "valid" for result in results) else 1
+
+
+def register(app: typer.Typer) -> None:
+    """Add `replay validate` to the command line."""
+
+    @app.command()
+    def validate(
+        suite: Suite = "demo", dataset: Dataset = None, instance: Ids = None,
+        filter_: Pattern = None, slice_: Span = None, store: StorePath = None,
+        repo_mirror: Mirrors = None,
+        rebuild: Annotated[bool, typer.Option(help="Rebuild environments.")] = False,
+    ) -> None:
+        """Check instances before any model is called: solvable, a real repair, restorable."""
+        chosen = choose_instances(suite, dataset, instance or [], filter_, slice_)
+        code = validate_command(chosen, store or default_store(),
+                                repo_mirror or repo_mirrors_from_env(), rebuild, console)
+        raise typer.Exit(code)
