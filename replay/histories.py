@@ -48,3 +48,12 @@ def bundled_history(instance: Instance) -> History | None:
         raise InputError(f"{path}: history is for {history.instance_id}, "
                          f"not {instance.instance_id}")
     return history
+
+
+def find_history(instance: Instance) -> History:
+    """The Phase A history to continue an instance from; a clear error when there is none."""
+    history = bundled_history(instance)
+    if history is None:
+        raise InputError(f"instance {instance.instance_id} has no Phase A history "
+                         "(the demo suite ships one per instance)")
+    return history

@@ -93,3 +93,15 @@ def test_files_are_read_and_written_at_environment_paths(env: LocalEnvironment) 
 def test_agent_commands_do_not_see_api_keys(env: LocalEnvironment, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
     assert "sk-test-secret" not in env.exec("env").output
+
+
+def test_slots_are_independent_copies_of_one_build(tiny: Instance) -> None:
+    backend = LocalBackend()
+    first = backend.start(tiny, load_recipe(tiny))
+    second = backend.start(tiny, load_recipe(tiny), slot=1)
+    assert second.root != first.root and second.tree != first.tree
+    second.write_file("/testbed/only-in-slot-1.txt", b"x")
+    assert second.exec("ls only-in-slot-1.txt").ok
+    assert not first.exec("ls only-in-slot-1.txt").ok
+    assert second.exec("python -c 'import pytest'").ok
+    second.exec("rm only-in-slot-1.txt")

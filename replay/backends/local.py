@@ -8,6 +8,7 @@ a new network namespace (loopback only), a read-only root and a private /tmp.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import json
 import logging
@@ -34,6 +35,7 @@ log = logging.getLogger(__name__)
 
 VENV = "/opt/replay-venv"
 SETUP_FAILED = 222
+READY = "ready.json"
 NAMESPACE_SCRIPT = Path(__file__).with_name("namespace.sh")
 BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -147,6 +149,12 @@ def _namespace_script() -> str:
     return NAMESPACE_SCRIPT.read_text()
 
 
+def _same_build(built: Path, copy: Path) -> bool:
+    """Whether `copy` is a finished copy of the current build at `built`."""
+    marker = copy / READY
+    return marker.is_file() and marker.read_bytes() == (built / READY).read_bytes()
+
+
 def _read_capped(sink: object, limit: int) -> str:
     """Read the head and tail of a command's output file without loading a huge one whole."""
     size = sink.tell()  # type: ignore[attr-defined]
@@ -168,23 +176,38 @@ class LocalBackend:
         self.root = root or home() / "envs"
         self.mirrors = mirrors
 
-    def start(self, instance: Instance, recipe: Recipe, rebuild: bool = False) -> LocalEnvironment:
-        """The instance's environment, built now unless a finished build can be reused."""
+    def start(self, instance: Instance, recipe: Recipe, rebuild: bool = False,
+              slot: int = 0) -> LocalEnvironment:
+        """The instance's environment, built now unless a finished build can be reused.
+
+        Slot 0 is the build itself; slot k > 0 is a copy of it, so that k workers can run cells
+        of one instance at once. Builds and copies are serialized by a lock file.
+        """
         check_isolation()
-        root = self.root / f"{instance.instance_id}-{recipe.digest()}"
-        marker = root / "ready.json"
-        if rebuild or not marker.is_file():
-            python = find_python(recipe.python)
-            shutil.rmtree(root, ignore_errors=True)
-            root.mkdir(parents=True)
-            prepare_repo(instance, root / "tree", self.mirrors)
-            variables = self._variables(instance, recipe)
-            environment = self._environment(root, instance, recipe, variables)
-            seconds = self._install(environment, recipe, python)
-            marker.write_text(json.dumps({"variables": variables, "python": str(python),
-                                          "install_seconds": round(seconds, 2)}))
-        variables = json.loads(marker.read_text())["variables"]
+        built = self.root / f"{instance.instance_id}-{recipe.digest()}"
+        built.parent.mkdir(parents=True, exist_ok=True)
+        with open(built.with_name(built.name + ".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if rebuild or not (built / READY).is_file():
+                self._build(built, instance, recipe)
+            root = built if slot == 0 else built.with_name(f"{built.name}.slot{slot}")
+            if slot and (rebuild or not _same_build(built, root)):
+                shutil.rmtree(root, ignore_errors=True)
+                subprocess.run(["cp", "-a", str(built), str(root)], check=True)
+        variables = json.loads((root / READY).read_text())["variables"]
         return self._environment(root, instance, recipe, variables)
+
+    def _build(self, root: Path, instance: Instance, recipe: Recipe) -> None:
+        python = find_python(recipe.python)
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir(parents=True)
+        prepare_repo(instance, root / "tree", self.mirrors)
+        variables = self._variables(instance, recipe)
+        environment = self._environment(root, instance, recipe, variables)
+        seconds = self._install(environment, recipe, python)
+        (root / READY).write_text(json.dumps({
+            "variables": variables, "python": str(python), "install_seconds": round(seconds, 2),
+            "built_at": time.time()}))
 
     def _environment(self, root: Path, instance: Instance, recipe: Recipe,
                      variables: dict[str, str]) -> LocalEnvironment:

@@ -11,14 +11,14 @@ import typer
 from rich.console import Console
 
 from replay.agent import AgentConfig
-from replay.backends.local import LocalBackend
+from replay.backends import make_backend
 from replay.commands.options import Dataset, Mirrors, StorePath, Suite, console
 from replay.compaction.carriers import post_messages
 from replay.compaction.sources import PromptText, load_prompt
 from replay.compaction.summarize import Summary, parse_summarizer, summarize
 from replay.continuation import Continuation, continue_and_grade
 from replay.errors import InputError
-from replay.histories import History, bundled_history
+from replay.histories import History, find_history
 from replay.instances import Instance
 from replay.models.cache import CallCache
 from replay.models.client import ModelClient
@@ -43,15 +43,6 @@ class RunOptions:
     seed_index: int = 0
 
 
-def history_for(instance: Instance) -> History:
-    """The Phase A history of an instance; a clear error when it has none."""
-    history = bundled_history(instance)
-    if history is None:
-        raise InputError(f"instance {instance.instance_id} has no Phase A history "
-                         "(the demo suite ships one per instance)")
-    return history
-
-
 def make_summary(history: History, options: RunOptions,
                  cache: CallCache) -> tuple[Summary, PromptText | None]:
     """Summarize the history with the summarizer the options name; also its prompt, if any."""
@@ -73,7 +64,7 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
     """Run one continuation; 0 when its tests pass, 1 when they fail or the harness failed."""
     if options.arm not in ("pre", "post"):
         raise InputError(f"unknown arm {options.arm!r}: use pre or post")
-    history = history_for(instance)
+    history = find_history(instance)
     agent_spec = resolve(options.agent_model)
     api_key(agent_spec)
     recipe = load_recipe(instance)
@@ -93,7 +84,7 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
             console.print(f"summary ({len(summary.text)} chars) {path}", highlight=False)
             messages = post_messages(summary, history.messages, instance.problem_statement,
                                      TESTBED, options.carrier, prompt)
-        env = LocalBackend(mirrors=mirrors).start(instance, recipe)
+        env = make_backend("local", mirrors).start(instance, recipe)
         with ModelClient(agent_spec, cache) as agent:
             result = continue_and_grade(
                 instance, history, env, recipe, agent, agent_id(agent_spec), messages,

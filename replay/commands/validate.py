@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from replay.backends.local import LocalBackend
+from replay.backends import make_backend
 from replay.commands.options import (
     Dataset,
     Ids,
@@ -60,7 +60,7 @@ def validate_command(instances: list[Instance], store_path: Path, mirrors: Path 
     """Validate, printing a line per instance and a table; 0 all valid, 1 otherwise."""
     preflight(instances)
     store = Store.open(store_path)
-    backend = LocalBackend(mirrors=mirrors)
+    backend = make_backend("local", mirrors)
     results = []
     with store:
         for validation in validate_all(instances, backend, store, rebuild=rebuild):
