@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -105,18 +106,22 @@ def resume_messages(problem_statement: str, summary: str, workdir: str) -> list[
 
 
 def run_agent(model: Model, env: Environment, messages: list[Message], config: AgentConfig,
-              trace_path: Path | None = None, seed_index: int = 0) -> Trace:
+              trace_path: Path | None = None, seed_index: int = 0,
+              on_step: Callable[[Trace], None] | None = None) -> Trace:
     """Continue from `messages` for at most `config.max_steps` steps.
 
     Returns the trace with exit reason `finished`, `step_limit` or `error`. A fault of the
     harness (model API after its retries, a broken environment) ends the run as `error` with
-    its cause; it is never reported as a finished run.
+    its cause; it is never reported as a finished run. `on_step`, if given, is called with the
+    trace after every step, its tool calls done (Phase A collection snapshots the tree there).
     """
     trace = Trace(messages=copy.deepcopy(messages), start_index=len(messages))
     started = time.monotonic()
     try:
         while trace.steps < config.max_steps and trace.exit_reason == "running":
             _step(model, env, trace, config, seed_index)
+            if on_step is not None:
+                on_step(trace)
             trace.seconds = time.monotonic() - started
             if trace_path is not None:
                 trace.save(trace_path)

@@ -1,0 +1,115 @@
+"""`replay collect`: run the agent from the start of each task and cut Phase A histories."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from replay.agent import AgentConfig
+from replay.backends import make_backend
+from replay.boundaries import RULES, Rule, parse_rule
+from replay.collect import Collected, collect_trajectory, is_collected
+from replay.commands.options import (
+    Dataset,
+    Ids,
+    Mirrors,
+    Pattern,
+    Span,
+    StorePath,
+    Suite,
+    console,
+)
+from replay.commands.run import agent_id
+from replay.histories import History
+from replay.instances import Instance
+from replay.models.cache import CallCache
+from replay.models.client import ModelClient
+from replay.models.keys import api_key
+from replay.models.registry import resolve
+from replay.paths import default_store, repo_mirrors_from_env
+from replay.selection import choose_instances
+from replay.store import Store
+from replay.trajectories import Trajectory, keep
+from replay.validate import preflight
+
+Boundaries = Annotated[list[str] | None, typer.Option(
+    "--boundary", help=f"Where a history stops (repeatable): {', '.join(RULES)}.")]
+
+
+def collect_command(instances: Sequence[Instance], model_name: str, rules: Sequence[Rule],
+                    config: AgentConfig, seed_index: int, store_path: Path,
+                    mirrors: Path | None, console: Console) -> int:
+    """Collect every instance's trajectory, then cut each rule; 0 when none failed, else 1."""
+    spec = resolve(model_name)
+    identity = agent_id(spec)
+    with Store.open(store_path) as store, CallCache(store_path) as cache:
+        missing = [i for i in instances if not is_collected(store, i, identity, config,
+                                                            seed_index)]
+        if missing:
+            api_key(spec)
+            preflight(missing)
+        backend = make_backend("local", mirrors)
+        results = []
+        with ModelClient(spec, cache) as model:
+            for instance in instances:
+                result = collect_trajectory(instance, backend, model, identity, spec.alias,
+                                            config, store, seed_index)
+                console.print(_collected_line(result), highlight=False)
+                results.append(result)
+        trajectories = [r.trajectory for r in results if r.trajectory is not None]
+        histories = [trajectory.history(rule) for trajectory in trajectories for rule in rules]
+        fresh = keep(store, histories)
+    for history in histories:
+        console.print(history_line(history, history.content_id() in fresh), highlight=False)
+    return 1 if any(result.error for result in results) else 0
+
+
+def _collected_line(result: Collected) -> str:
+    if result.trajectory is None:
+        return f"[red]error[/]    {result.instance_id}: {result.error}"
+    return f"collected {result.instance_id}: {trajectory_summary(result.trajectory)}" + \
+        (" (kept from an earlier run)" if result.reused else "")
+
+
+def trajectory_summary(trajectory: Trajectory) -> str:
+    """Steps, how the run ended, whether it resolved the instance, and its key."""
+    verdict = {True: "resolved", False: "not resolved", None: "not graded"}[trajectory.resolved]
+    return (f"{len(trajectory.steps)} steps, {trajectory.exit_reason}, {verdict}, "
+            f"trajectory {trajectory.key[:12]}")
+
+
+def history_line(history: History, new: bool) -> str:
+    """One history: its id, boundary, tokens and snapshot."""
+    boundary = history.boundary
+    about = "~" if boundary.get("tokens_estimated") else ""
+    return (f"  {boundary['rule']:<14} history {history.content_id()[:12]}  "
+            f"{history.instance_id} step {boundary['step']}/{boundary['steps_total']}, "
+            f"{about}{boundary['tokens']} tokens, snapshot {history.snapshot.fingerprint[:12]}"
+            f"{'' if new else ' (already stored)'}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `replay collect` to the command line."""
+
+    @app.command()
+    def collect(
+        model: Annotated[str, typer.Option(
+            help="The agent's model: an alias or PROVIDER:MODEL\\[@URL]\\[#KEY_ENV].")],
+        boundary: Boundaries = None,
+        max_steps: Annotated[int, typer.Option(min=1, help="Step limit of a trajectory.")] = 30,
+        seed_index: Annotated[int, typer.Option(min=0, help="Sample index (cache key).")] = 0,
+        suite: Suite = "demo", dataset: Dataset = None, instance: Ids = None,
+        filter_: Pattern = None, slice_: Span = None, store: StorePath = None,
+        repo_mirror: Mirrors = None,
+    ) -> None:
+        """Run the agent from the start of each task; cut Phase A histories at --boundary."""
+        rules = [parse_rule(text) for text in boundary or []]
+        chosen = choose_instances(suite, dataset, instance or [], filter_, slice_)
+        code = collect_command(chosen, model, rules, AgentConfig(max_steps=max_steps),
+                               seed_index, store or default_store(),
+                               repo_mirror or repo_mirrors_from_env(), console)
+        raise typer.Exit(code)

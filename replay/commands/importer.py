@@ -1,0 +1,78 @@
+"""`replay import`: Phase A histories from trajectories users already have."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from replay.backends import make_backend
+from replay.boundaries import Rule, parse_rule
+from replay.commands.collect import Boundaries, history_line, trajectory_summary
+from replay.commands.options import Dataset, Mirrors, StorePath, Suite, console
+from replay.errors import HarnessError
+from replay.importers import FORMATS
+from replay.importers.rebuild import import_files
+from replay.instances import Instance
+from replay.paths import default_store, repo_mirrors_from_env
+from replay.selection import choose_instances
+from replay.store import Store
+
+DEFAULT_BOUNDARY = "fraction:1"
+
+
+def import_command(paths: Sequence[Path], rules: Sequence[Rule], instances: Sequence[Instance],
+                   fmt: str, instance_id: str | None, store_path: Path, mirrors: Path | None,
+                   console: Console) -> int:
+    """Import the files, print each with its divergences and histories; 1 on a harness fault."""
+    with Store.open(store_path) as store:
+        try:
+            imported, fresh = import_files(paths, rules, instances,
+                                           make_backend("local", mirrors), store, fmt,
+                                           instance_id)
+        except HarnessError as exc:
+            console.print(f"[red]error[/] {type(exc).__name__}: {escape(str(exc))}",
+                          highlight=False)
+            return 1
+    for item in imported:
+        trajectory = item.trajectory
+        kept = " (kept from an earlier import)" if item.reused else ""
+        console.print(f"imported {item.path} ({item.format}) for "
+                      f"{trajectory.instance_id}: {trajectory_summary(trajectory)}{kept}",
+                      highlight=False)
+        divergences = trajectory.divergences
+        if divergences:
+            console.print(f"  [yellow]{len(divergences)} recorded output(s) differ from "
+                          "execution:[/]", highlight=False)
+        for text in divergences:
+            console.print(f"  [yellow]diverged[/] {escape(text)}", highlight=False)
+        for history in item.histories:
+            console.print(history_line(history, history.content_id() in fresh), highlight=False)
+    return 0
+
+
+def register(app: typer.Typer) -> None:
+    """Add `replay import` to the command line."""
+
+    @app.command("import")
+    def import_(
+        files: Annotated[list[Path], typer.Argument(help="Trajectory files.")],
+        boundary: Boundaries = None,
+        format_: Annotated[str, typer.Option(
+            "--format", help=f"auto, {', '.join(FORMATS)}.")] = "auto",
+        instance: Annotated[str | None, typer.Option(
+            "--instance", help="The instance, for files that do not name it.")] = None,
+        suite: Suite = "demo", dataset: Dataset = None, store: StorePath = None,
+        repo_mirror: Mirrors = None,
+    ) -> None:
+        """Make Phase A histories from mini-swe-agent, SWE-agent or OpenAI trajectories."""
+        rules = [parse_rule(text) for text in boundary or [DEFAULT_BOUNDARY]]
+        instances = choose_instances(suite, dataset, [], None, None)
+        code = import_command(files, rules, instances, format_, instance,
+                              store or default_store(), repo_mirror or repo_mirrors_from_env(),
+                              console)
+        raise typer.Exit(code)
