@@ -16,7 +16,7 @@ from rich.console import Console
 
 from replay.errors import InputError
 
-COMMANDS = ("validate", "run", "models", "prompts", "collect", "importer")
+COMMANDS = ("validate", "run", "models", "prompts", "collect", "importer", "clean")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Measure what context compaction costs coding agents.")

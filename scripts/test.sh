@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Run replay's checks as a new user would: install (if needed), lint, then the test suite.
+# Run replay's checks as a new user would: install (if needed), start a Docker Engine and build
+# the base image for the docker backend's tests, lint, then the test suite.
+# REPLAY_SKIP_DOCKER=1 skips the engine set-up (the docker tests then skip, saying why).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
+if [ "${REPLAY_SKIP_DOCKER:-}" != "1" ]; then
+    bash scripts/docker-engine.sh
+    bash scripts/build-base-image.sh
+fi
 .venv/bin/ruff check replay tests scripts
 .venv/bin/python -m pytest "$@"

@@ -197,6 +197,9 @@ class LocalBackend:
         variables = json.loads((root / READY).read_text())["variables"]
         return self._environment(root, instance, recipe, variables)
 
+    def close(self) -> None:
+        """Nothing to release: environments stay built and warm on disk for the next run."""
+
     def _build(self, root: Path, instance: Instance, recipe: Recipe) -> None:
         python = find_python(recipe.python)
         shutil.rmtree(root, ignore_errors=True)

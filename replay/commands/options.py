@@ -21,3 +21,8 @@ StorePath = Annotated[Path | None, typer.Option(
     "--store", help="SQLite results file (default runs/replay.db).")]
 Mirrors = Annotated[Path | None, typer.Option(
     "--repo-mirror", help="Folder of bare git mirrors (full history) instead of GitHub.")]
+BackendName = Annotated[str, typer.Option(
+    "--backend", help="Where commands run: local (namespaces on this machine) or docker.")]
+BaseImage = Annotated[str | None, typer.Option(
+    "--base-image", help="docker: the image environments are built on (default "
+                         "replay-base:bookworm, from scripts/build-base-image.sh).")]

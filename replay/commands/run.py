@@ -11,8 +11,16 @@ import typer
 from rich.console import Console
 
 from replay.agent import AgentConfig
-from replay.backends import make_backend
-from replay.commands.options import Dataset, Mirrors, StorePath, Suite, console
+from replay.backends import close_backend, make_backend
+from replay.commands.options import (
+    BackendName,
+    BaseImage,
+    Dataset,
+    Mirrors,
+    StorePath,
+    Suite,
+    console,
+)
 from replay.compaction.carriers import post_messages
 from replay.compaction.sources import PromptText, load_prompt
 from replay.compaction.summarize import Summary, parse_summarizer, summarize
@@ -60,7 +68,8 @@ def make_summary(history: History, options: RunOptions,
 
 
 def run_command(instance: Instance, options: RunOptions, store_path: Path,
-                mirrors: Path | None, console: Console) -> int:
+                mirrors: Path | None, console: Console, backend: str = "local",
+                base_image: str | None = None) -> int:
     """Run one continuation; 0 when its tests pass, 1 when they fail or the harness failed."""
     if options.arm not in ("pre", "post"):
         raise InputError(f"unknown arm {options.arm!r}: use pre or post")
@@ -68,6 +77,7 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
     agent_spec = resolve(options.agent_model)
     api_key(agent_spec)
     recipe = load_recipe(instance)
+    chosen = make_backend(backend, mirrors, base_image)
     store = Store.open(store_path)
     cache = CallCache(store_path)
     try:
@@ -84,7 +94,7 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
             console.print(f"summary ({len(summary.text)} chars) {path}", highlight=False)
             messages = post_messages(summary, history.messages, instance.problem_statement,
                                      TESTBED, options.carrier, prompt)
-        env = make_backend("local", mirrors).start(instance, recipe)
+        env = chosen.start(instance, recipe)
         with ModelClient(agent_spec, cache) as agent:
             result = continue_and_grade(
                 instance, history, env, recipe, agent, agent_id(agent_spec), messages,
@@ -95,6 +105,7 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
     finally:
         cache.close()
         store.close()
+        close_backend(chosen)
     _report(result, console)
     return 0 if result.passed else 1
 
@@ -146,12 +157,12 @@ def register(app: typer.Typer) -> None:
         steps: Annotated[int, typer.Option(min=1, help="Step limit.")] = 8,
         seed_index: Annotated[int, typer.Option(min=0, help="Sample index (cache key).")] = 0,
         suite: Suite = "demo", dataset: Dataset = None, store: StorePath = None,
-        repo_mirror: Mirrors = None,
+        repo_mirror: Mirrors = None, backend: BackendName = "local", base_image: BaseImage = None,
     ) -> None:
         """Run one continuation on a restored snapshot and grade it (for debugging one case)."""
         chosen = choose_instances(suite, dataset, [instance], None, None)[0]
         options = RunOptions(arm=arm, agent_model=agent_model, summarizer=summarizer,
                              carrier=carrier, steps=steps, seed_index=seed_index)
         code = run_command(chosen, options, store or default_store(),
-                           repo_mirror or repo_mirrors_from_env(), console)
+                           repo_mirror or repo_mirrors_from_env(), console, backend, base_image)
         raise typer.Exit(code)

@@ -9,8 +9,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from replay.backends import make_backend
+from replay.backends import open_backend
 from replay.commands.options import (
+    BackendName,
+    BaseImage,
     Dataset,
     Ids,
     Mirrors,
@@ -56,14 +58,13 @@ def _table(results: list[Validation]) -> Table:
 
 
 def validate_command(instances: list[Instance], store_path: Path, mirrors: Path | None,
-                     rebuild: bool, console: Console) -> int:
+                     rebuild: bool, console: Console, backend: str = "local",
+                     base_image: str | None = None) -> int:
     """Validate, printing a line per instance and a table; 0 all valid, 1 otherwise."""
     preflight(instances)
-    store = Store.open(store_path)
-    backend = make_backend("local", mirrors)
     results = []
-    with store:
-        for validation in validate_all(instances, backend, store, rebuild=rebuild):
+    with open_backend(backend, mirrors, base_image) as chosen, Store.open(store_path) as store:
+        for validation in validate_all(instances, chosen, store, rebuild=rebuild):
             console.print(_line(validation), highlight=False)
             results.append(validation)
     console.print(_table(results))
@@ -77,11 +78,12 @@ def register(app: typer.Typer) -> None:
     def validate(
         suite: Suite = "demo", dataset: Dataset = None, instance: Ids = None,
         filter_: Pattern = None, slice_: Span = None, store: StorePath = None,
-        repo_mirror: Mirrors = None,
+        repo_mirror: Mirrors = None, backend: BackendName = "local", base_image: BaseImage = None,
         rebuild: Annotated[bool, typer.Option(help="Rebuild environments.")] = False,
     ) -> None:
         """Check instances before any model is called: solvable, a real repair, restorable."""
         chosen = choose_instances(suite, dataset, instance or [], filter_, slice_)
         code = validate_command(chosen, store or default_store(),
-                                repo_mirror or repo_mirrors_from_env(), rebuild, console)
+                                repo_mirror or repo_mirrors_from_env(), rebuild, console,
+                                backend, base_image)
         raise typer.Exit(code)

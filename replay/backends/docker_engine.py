@@ -1,0 +1,158 @@
+"""The Docker Engine as replay uses it: one connection, labels, commands run inside containers.
+
+Everything replay creates carries the label `replay=1`; containers also carry `replay.owner`, the
+host, pid and start time of the process that made them, so that `replay clean` can tell the
+containers of a crashed run from those of a run still going.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import docker
+import docker.errors
+import requests.exceptions
+
+from replay.errors import EnvironmentFault, InputError
+
+LABEL = "replay"
+KIND = "replay.kind"
+OWNER = "replay.owner"
+NO_ENGINE = ("no Docker Engine answers (docker version fails): start one with "
+             "`bash scripts/docker-engine.sh`, or use --backend local")
+PING_TIMEOUT = 10
+
+
+def connect() -> docker.DockerClient:
+    """A client of the engine named by the usual DOCKER_* settings; bad input if none answers.
+
+    The client has no read timeout: every command replay runs in a container is bounded by
+    `timeout` inside it, and a test run may stay silent for longer than any fixed timeout.
+    """
+    try:
+        probe = docker.from_env(timeout=PING_TIMEOUT)
+        probe.ping()
+        probe.close()
+        return docker.from_env(timeout=None)
+    except (docker.errors.DockerException, requests.exceptions.RequestException):
+        raise InputError(NO_ENGINE) from None
+
+
+def _start_time(pid: int) -> str | None:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def owner() -> str:
+    """This process, as `host:pid:start-time`."""
+    pid = os.getpid()
+    return f"{socket.gethostname()}:{pid}:{_start_time(pid)}"
+
+
+def owner_alive(value: str) -> bool:
+    """Whether the process a `replay.owner` label names still runs (other hosts: assumed so)."""
+    host, _, rest = value.partition(":")
+    pid, _, started = rest.partition(":")
+    if host != socket.gethostname():
+        return True
+    return pid.isdigit() and _start_time(int(pid)) == started
+
+
+def labels(kind: str, **extra: str) -> dict[str, str]:
+    """The labels of a container replay creates."""
+    return {LABEL: "1", KIND: kind, OWNER: owner(), **extra}
+
+
+def replay_containers(client: docker.DockerClient) -> list[Any]:
+    """Every container (running or not) that carries replay's label."""
+    return client.containers.list(all=True, filters={"label": f"{LABEL}=1"},
+                                  ignore_removed=True)
+
+
+def remove_containers(client: docker.DockerClient, ids: Iterable[str]) -> None:
+    """Remove containers and their anonymous volumes; ones already gone are fine."""
+    for container_id in ids:
+        try:
+            client.api.remove_container(container_id, force=True, v=True)
+        except docker.errors.NotFound:
+            pass
+        except docker.errors.APIError as exc:
+            if "already in progress" not in str(exc):
+                raise
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one command in a container did."""
+
+    exit_code: int | None
+    output: bytes
+    truncated: bool
+
+
+class CappedOutput:
+    """Bytes of a stream kept whole up to 4 x `limit`, else 2 x `limit` of head and of tail."""
+
+    def __init__(self, limit: int) -> None:
+        self.keep = 2 * limit
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.size = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        if len(self.head) < 2 * self.keep:
+            self.head += chunk
+            return
+        self.tail += chunk
+        if len(self.tail) > 2 * self.keep:
+            del self.tail[:-self.keep]
+
+    def value(self) -> tuple[bytes, bool]:
+        if self.size <= 2 * self.keep:
+            return bytes(self.head), False
+        tail = (self.head[self.keep:] + self.tail)[-self.keep:]
+        return bytes(self.head[:self.keep]) + b"\n[...]\n" + bytes(tail), True
+
+
+def gone(client: docker.DockerClient, container_id: str) -> str | None:
+    """Why the container cannot run commands (removed, stopped), or None when it runs."""
+    try:
+        state = client.api.inspect_container(container_id)["State"]
+    except docker.errors.NotFound:
+        return "it no longer exists"
+    except (docker.errors.DockerException, requests.exceptions.RequestException) as exc:
+        return f"the engine does not answer: {exc}"
+    if state.get("Running"):
+        return None
+    return f"it is {state.get('Status')} (exit code {state.get('ExitCode')}, " \
+           f"OOM killed: {state.get('OOMKilled')})"
+
+
+def run(client: docker.DockerClient, container_id: str, argv: list[str],
+        environment: dict[str, str], workdir: str, limit: int) -> Run:
+    """Run `argv` in the container; its stdout is kept (capped), its stderr dropped.
+
+    Raises `EnvironmentFault` when the container is gone or the engine fails.
+    """
+    api = client.api
+    try:
+        exec_id = api.exec_create(container_id, argv, environment=environment,
+                                  workdir=workdir)["Id"]
+        sink = CappedOutput(limit)
+        for stdout, _stderr in api.exec_start(exec_id, stream=True, demux=True):
+            if stdout:
+                sink.add(stdout)
+        code = api.exec_inspect(exec_id)["ExitCode"]
+    except (docker.errors.DockerException, requests.exceptions.RequestException) as exc:
+        why = gone(client, container_id) or f"the engine failed: {exc}"
+        raise EnvironmentFault(f"docker container {container_id[:12]}: {why}") from None
+    output, truncated = sink.value()
+    return Run(code, output, truncated)

@@ -1,0 +1,48 @@
+"""`replay clean`: remove the Docker containers a crashed run left behind."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from replay.commands.options import console
+
+
+def clean_command(everything: bool, images: bool, console: Console) -> int:
+    """Remove replay's containers whose process is gone (all of them with `everything`)."""
+    from replay.backends.docker_engine import (
+        OWNER,
+        connect,
+        owner_alive,
+        remove_containers,
+        replay_containers,
+    )
+    from replay.backends.docker_images import remove_images
+
+    client = connect()
+    found = replay_containers(client)
+    doomed = [container for container in found
+              if everything or not owner_alive(container.labels.get(OWNER, ""))]
+    remove_containers(client, [container.id for container in doomed])
+    kept = len(found) - len(doomed)
+    note = f" (kept {kept} of runs still going; --all removes them too)" if kept else ""
+    console.print(f"removed {len(doomed)} container(s){note}", highlight=False)
+    if images:
+        console.print(f"removed {remove_images(client)} image(s)", highlight=False)
+    return 0
+
+
+def register(app: typer.Typer) -> None:
+    """Add `replay clean` to the command line."""
+
+    @app.command()
+    def clean(
+        all_: Annotated[bool, typer.Option(
+            "--all", help="Also remove the containers of replay runs still going.")] = False,
+        images: Annotated[bool, typer.Option(
+            help="Also remove the images replay built (not the base image).")] = False,
+    ) -> None:
+        """Remove the Docker containers (labelled replay=1) that crashed runs left behind."""
+        raise typer.Exit(clean_command(all_, images, console))

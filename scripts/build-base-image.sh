@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Build replay's Docker base image without any registry: debootstrap + `docker import`. Idempotent.
+#
+#   bash scripts/build-base-image.sh [TAG]        (default TAG: replay-base:bookworm)
+#
+# The image is a minimal Debian bookworm with what replay's environments need at run time: bash,
+# git, iproute2 (to route unroutable addresses into a black hole), coreutils `timeout`, and the
+# shared libraries a CPython built on Debian links against (interpreters are copied in from the
+# host's pyenv by the docker backend, at the same path). The image is labelled with a digest of
+# this recipe: a second run finds it and returns at once; the root file system tarball is kept in
+# $REPLAY_BASE_CACHE (default /var/cache/replay-base) so that a wiped engine re-imports in seconds.
+# Needs root, a running engine (scripts/docker-engine.sh) and a reachable Debian mirror.
+set -euo pipefail
+
+TAG=${1:-replay-base:bookworm}
+SUITE=bookworm
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+CACHE=${REPLAY_BASE_CACHE:-/var/cache/replay-base}
+PACKAGES=git,ca-certificates,iproute2,procps,patch,libssl3,libffi8,libsqlite3-0,libbz2-1.0,\
+liblzma5,zlib1g,libreadline8,libncursesw6,libuuid1,libexpat1,libtirpc3,libnsl2,libgdbm6,\
+libgdbm-compat4
+RECIPE=$(printf '%s\n' "$SUITE" "$PACKAGES" "minbase" "v1" | sha256sum | cut -c1-16)
+
+if ! docker version >/dev/null 2>&1; then
+    echo "build-base-image.sh: no Docker Engine answers; run: bash scripts/docker-engine.sh" >&2
+    exit 1
+fi
+if [ "$(docker image inspect --format '{{index .Config.Labels "replay.recipe"}}' "$TAG" \
+        2>/dev/null || true)" = "$RECIPE" ]; then
+    echo "base image: $TAG is up to date (recipe $RECIPE)"
+    exit 0
+fi
+TARBALL="$CACHE/$SUITE-$RECIPE.tar"
+if [ ! -s "$TARBALL" ]; then
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "build-base-image.sh: debootstrap needs root" >&2
+        exit 1
+    fi
+    if ! command -v debootstrap >/dev/null; then
+        echo "base image: installing debootstrap with apt-get"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+    fi
+    ROOTFS=$(mktemp -d /var/tmp/replay-rootfs.XXXXXX)
+    trap 'rm -rf "$ROOTFS" "$ROOTFS.log"' EXIT
+    echo "base image: debootstrap --variant=minbase $SUITE (30-50 s)"
+    debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$ROOTFS" "$MIRROR" \
+        >"$ROOTFS.log" 2>&1 || { tail -n 20 "$ROOTFS.log" >&2; exit 1; }
+    rm -rf "$ROOTFS"/var/cache/apt/archives/*.deb "$ROOTFS"/var/lib/apt/lists/*
+    mkdir -p "$CACHE"
+    tar -C "$ROOTFS" --numeric-owner -cf "$TARBALL.partial" .
+    mv "$TARBALL.partial" "$TARBALL"
+fi
+echo "base image: docker import $TARBALL as $TAG"
+docker import \
+    --change "LABEL replay.recipe=$RECIPE" --change "LABEL replay.kind=base" \
+    --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    --change 'ENV LANG=C.UTF-8' --change 'CMD ["bash"]' \
+    "$TARBALL" "$TAG" >/dev/null
+echo "base image: $TAG ready (recipe $RECIPE)"

@@ -1,0 +1,78 @@
+"""The three real SWE-bench instances grade the same in docker as locally (needs mirrors + Docker).
+
+Enable with REPLAY_REPO_MIRRORS=DIR (bare mirrors of psf/requests and pytest-dev/pytest, see
+tests/test_real_instances.py) and a Docker Engine with the base image (`bash
+scripts/docker-engine.sh && bash scripts/build-base-image.sh`). The first run builds the images
+(PyPI access needed, about a minute); psf__requests-5414 needs 10.255.255.1 to time out inside
+the network-less container.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from replay.backends.docker import DockerBackend
+from replay.errors import InputError
+from replay.instances import load_dataset, select
+from replay.judge import grade_log
+from replay.paths import repo_mirrors_from_env
+from replay.repos import find_mirror
+
+from conftest import VERIFIED_JSONL, run_replay
+
+REAL = ["psf__requests-5414", "pytest-dev__pytest-7571", "pytest-dev__pytest-10081"]
+NEEDED = ["psf/requests", "pytest-dev/pytest"]
+
+
+def _mirrors() -> Path | None:
+    mirrors = repo_mirrors_from_env()
+    if mirrors is None or any(find_mirror(mirrors, repo) is None for repo in NEEDED):
+        return None
+    return mirrors
+
+
+def _docker_problem() -> str | None:
+    try:
+        DockerBackend().close()
+    except InputError as exc:
+        return f"docker backend unavailable: {exc}"
+    return None
+
+
+PROBLEM = _docker_problem()
+pytestmark = [
+    pytest.mark.mirror,
+    pytest.mark.skipif(
+        _mirrors() is None,
+        reason="needs bare mirrors of psf/requests and pytest-dev/pytest: set "
+               "REPLAY_REPO_MIRRORS=DIR with DIR/psf__requests.git and DIR/pytest-dev__pytest.git"),
+    pytest.mark.skipif(PROBLEM is not None, reason=str(PROBLEM)),
+]
+
+
+def _validate(backend: str, store: Path) -> dict[str, dict]:
+    args = ["validate", "--backend", backend, "--dataset", str(VERIFIED_JSONL), "--store",
+            str(store), "--repo-mirror", str(_mirrors())]
+    for instance_id in REAL:
+        args += ["--instance", instance_id]
+    done = run_replay(*args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return {instance_id: json.loads(checks) for instance_id, checks in sqlite3.connect(
+        store).execute("SELECT instance_id, checks FROM validations")}
+
+
+def test_the_three_real_instances_grade_the_same_in_docker_as_locally(tmp_path: Path) -> None:
+    rows = {row.instance_id: row for row in select(load_dataset(VERIFIED_JSONL), ids=REAL)}
+    found = {backend: _validate(backend, tmp_path / f"{backend}.db")
+             for backend in ("local", "docker")}
+    for instance_id in REAL:
+        for run in ("without_fix", "with_gold"):
+            docker_log, local_log = (Path(found[backend][instance_id][run]["log"]).read_text()
+                                     for backend in ("docker", "local"))
+            statuses = grade_log(rows[instance_id], docker_log).statuses
+            assert statuses, (instance_id, run)
+            assert statuses == grade_log(rows[instance_id], local_log).statuses, (instance_id, run)
