@@ -49,6 +49,8 @@ class RunOptions:
     carrier: str = "summary-only"
     steps: int = 8
     seed_index: int = 0
+    history_id: str | None = None
+    history_rule: str | None = None
 
 
 def make_summary(history: History, options: RunOptions,
@@ -73,7 +75,6 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
     """Run one continuation; 0 when its tests pass, 1 when they fail or the harness failed."""
     if options.arm not in ("pre", "post"):
         raise InputError(f"unknown arm {options.arm!r}: use pre or post")
-    history = find_history(instance)
     agent_spec = resolve(options.agent_model)
     api_key(agent_spec)
     recipe = load_recipe(instance)
@@ -81,6 +82,8 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
     store = Store.open(store_path)
     cache = CallCache(store_path)
     try:
+        history = find_history(instance, store=store, history_id=options.history_id,
+                               rule=options.history_rule)
         if options.arm == "pre":
             messages = history.messages
         else:
@@ -158,11 +161,17 @@ def register(app: typer.Typer) -> None:
         seed_index: Annotated[int, typer.Option(min=0, help="Sample index (cache key).")] = 0,
         suite: Suite = "demo", dataset: Dataset = None, store: StorePath = None,
         repo_mirror: Mirrors = None, backend: BackendName = "local", base_image: BaseImage = None,
+        history: Annotated[str | None, typer.Option(
+            help="A stored history's id (or prefix), from `replay collect` or `replay import`; "
+                 "default: the instance's bundled history.")] = None,
+        history_rule: Annotated[str | None, typer.Option(
+            help="Pick the stored history cut by this boundary rule, e.g. steps:6.")] = None,
     ) -> None:
         """Run one continuation on a restored snapshot and grade it (for debugging one case)."""
         chosen = choose_instances(suite, dataset, [instance], None, None)[0]
         options = RunOptions(arm=arm, agent_model=agent_model, summarizer=summarizer,
-                             carrier=carrier, steps=steps, seed_index=seed_index)
+                             carrier=carrier, steps=steps, seed_index=seed_index,
+                             history_id=history, history_rule=history_rule)
         code = run_command(chosen, options, store or default_store(),
                            repo_mirror or repo_mirrors_from_env(), console, backend, base_image)
         raise typer.Exit(code)
