@@ -10,13 +10,12 @@ import logging
 import sys
 from typing import Annotated
 
-import click
 import typer
 from rich.console import Console
 
 from replay.errors import InputError
 
-COMMANDS = ("validate", "run", "models", "prompts", "collect", "importer", "clean")
+COMMANDS = ("validate", "run", "models", "prompts", "collect", "importer", "clean", "sweep")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Measure what context compaction costs coding agents.")
@@ -42,10 +41,13 @@ def main() -> None:
     except InputError as exc:
         errors.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)
-    except click.ClickException as exc:
-        exc.show()
+    except typer.TyperException as exc:  # usage errors: typer's own copy of click raises these
+        if hasattr(exc, "show"):
+            exc.show()
+        else:
+            errors.print(f"error: {exc.format_message()}", highlight=False)
         sys.exit(exc.exit_code)
-    except (KeyboardInterrupt, click.exceptions.Abort):
+    except (KeyboardInterrupt, typer.Abort):
         errors.print("interrupted")
         sys.exit(130)
     sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,302 @@
+"""`replay backbone`, `replay prompt`, `replay confirm` and `replay report`: sweeps and reports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from replay.cells import Prepared, model_id, prepare
+from replay.commands.options import (
+    BaseImage,
+    Dataset,
+    Ids,
+    Mirrors,
+    Pattern,
+    Span,
+    StorePath,
+    Suite,
+    console,
+)
+from replay.compaction.carriers import CARRIERS
+from replay.compaction.sources import PromptText, load_prompt
+from replay.compaction.summarize import PROMPT_NAMES, parse_summarizer
+from replay.errors import InputError
+from replay.executors import make_executor
+from replay.experiments import (
+    CONFIRM_SEEDS,
+    Plan,
+    bind_run,
+    damaged,
+    latest_run,
+    load_cells,
+    open_store,
+    outcomes,
+    pending,
+    require_run,
+    save_run,
+    validations,
+)
+from replay.models.cache import CallCache
+from replay.models.keys import api_key
+from replay.models.registry import resolve
+from replay.paths import default_store, repo_mirrors_from_env
+from replay.progress import SweepProgress
+from replay.report import build, render, reports_folder, write
+from replay.selection import choose_instances
+from replay.store import Store
+from replay.sweeps import estimate, execute
+from replay.workers import Setup
+
+
+@dataclass(frozen=True)
+class Execution:
+    """How to run a plan: where, with how many workers, and whether to only show it."""
+
+    store: Path
+    workers: int = 1
+    per_provider: int = 8
+    backend: str | None = None
+    executor: str = "local"
+    ray_address: str | None = None
+    mirrors: Path | None = None
+    dry_run: bool = False
+    quiet: bool = False
+    base_image: str | None = None
+
+
+def prompt_loader(plan: Plan) -> Callable[[str], PromptText]:
+    """Load prompts from the plan's catalogue (the bundled one unless it names another)."""
+    sources = Path(plan.prompt_sources) if plan.prompt_sources else None
+    return lambda name: load_prompt(name, sources)
+
+
+def sweep_command(plan: Plan, run: str | None, how: Execution, out: Console) -> int:
+    """Run (or extend, or resume) a sweep; 0 when no cell ended in an error, else 1."""
+    agent = resolve(plan.agent)
+    with open_store(how.store) as store:
+        name = run or plan.default_name()
+        merged = bind_run(store, name, plan)
+        if how.backend:
+            merged = merged.model_copy(update={"backend": how.backend})
+        return _run_plan(store, name, prepare(merged, agent, prompt_loader(merged), store), how,
+                         out)
+
+
+def confirm_command(run: str | None, how: Execution, out: Console) -> int:
+    """Re-run each damaged pair at seeds 1 and 2; 0 when no cell ended in an error, else 1.
+
+    Pending seed-0 cells of the run are run too, and pairs they turn out damaged are confirmed
+    in a second round.
+    """
+    with open_store(how.store) as store:
+        name = run or latest_run(store)
+        plan = require_run(store, name)
+        if how.backend:
+            plan = plan.model_copy(update={"backend": how.backend})
+        agent = resolve(plan.agent)
+        if model_id(agent) != plan.agent_id:
+            raise InputError(f"the agent model {plan.agent!r} is now {model_id(agent)}, not "
+                             f"{plan.agent_id} as when run {name!r} began")
+        code = 0
+        for _ in range(2):
+            cells = load_cells(store, name)
+            found = outcomes(plan, cells, validations(store, plan))
+            pairs = [pair for pair in damaged(found) if pair not in plan.confirm]
+            plan = plan.model_copy(update={"confirm": (*plan.confirm, *pairs)})
+            if not pending(plan, cells):
+                break
+            out.print(f"run {name}: confirming {len(plan.confirm)} damaged pair(s) at seeds "
+                      f"{' and '.join(map(str, CONFIRM_SEEDS))}", highlight=False)
+            code = _run_plan(store, name, prepare(plan, agent, prompt_loader(plan), store), how,
+                             out, show=False)
+            if how.dry_run:
+                return code
+        if not plan.confirm:
+            out.print(f"run {name}: no damaged pair to confirm", highlight=False)
+        render(build(store, name), out)
+        return code
+
+
+def _run_plan(store: Store, name: str, prepared: Prepared, how: Execution, out: Console,
+              show: bool = True) -> int:
+    plan = prepared.plan
+    if how.dry_run:
+        _print_estimate(store, name, prepared, out)
+        return 0
+    todo = pending(plan, load_cells(store, name))
+    for spec in prepared.models(todo):
+        api_key(spec)
+    save_run(store, name, plan)
+    setup = Setup(prepared.settings, plan.backend, how.mirrors, store.path, how.per_provider,
+                  how.base_image)
+    executor = make_executor(how.executor, setup, how.workers, how.ray_address)
+    try:
+        with CallCache(store.path) as cache, \
+                SweepProgress(out, len(todo), quiet=how.quiet) as progress:
+            result = execute(prepared, name, store, cache, executor, progress)
+    finally:
+        executor.close()
+    out.print(f"run {name}: {len(result.results)} cell(s) finished, "
+              f"{result.continuations_run} continuation(s) run, "
+              f"{len(result.results) - result.continuations_run - len(result.errors)} kept, "
+              f"{len(result.errors)} error(s)", highlight=False)
+    for failed in result.errors[:5]:
+        out.print(f"  error {failed.cell}: {failed.error}", highlight=False, soft_wrap=True)
+    if show:
+        render(build(store, name), out)
+        out.print(f"`replay report {name}` writes the exports", style="dim", highlight=False)
+    return 1 if result.errors else 0
+
+
+def _print_estimate(store: Store, name: str, prepared: Prepared, out: Console) -> None:
+    plan = prepared.plan
+    found = estimate(prepared, name, store)
+    out.print(f"plan of run {name} ({plan.kind} sweep, dry run: nothing is called)",
+              highlight=False)
+    out.print(f"  instances   {len(plan.instances)}: {', '.join(plan.instances)}", highlight=False)
+    out.print(f"  summarizers {len(plan.summarizers)}: {', '.join(plan.summarizers)}",
+              highlight=False)
+    out.print(f"  agent {plan.agent}, carrier {plan.carrier}, {plan.steps} steps, backend "
+              f"{plan.backend}", highlight=False)
+    out.print(f"  cells {found.cells}: {found.done} done, {found.kept} kept in the store, "
+              f"{found.to_run} to run", highlight=False)
+    out.print(f"  model calls at most {found.summary_calls + found.agent_calls} "
+              f"({found.summary_calls} summaries, {found.agent_calls} agent steps)",
+              highlight=False)
+    unpriced = f" (no price for {', '.join(found.unpriced)})" if found.unpriced else ""
+    out.print(f"  tokens at most {found.input_tokens:,} in, {found.output_tokens:,} out; "
+              f"cost at most ${found.cost:.2f}{unpriced}", highlight=False)
+
+
+def _summarizers(models: list[str], prompt: str, baselines: list[str]) -> list[str]:
+    names = [f"{model}:{prompt}" for model in models]
+    for baseline in baselines:
+        if not parse_summarizer(baseline).mechanical:
+            raise InputError(f"--baseline {baseline!r}: use anchor_index, observation-masking "
+                             "or tail:N")
+        names.append(baseline)
+    for name in names:
+        parse_summarizer(name)
+    return list(dict.fromkeys(names))
+
+
+def _plan(kind: str, summarizers: list[str], suite: str, dataset: str | None,
+          ids: list[str] | None, pattern: str | None, span: str | None, agent_model: str,
+          carrier: str, steps: int, prompt_sources: Path | None) -> Plan:
+    if carrier not in CARRIERS:
+        raise InputError(f"unknown carrier {carrier!r}: use {' or '.join(CARRIERS)}")
+    if not summarizers:
+        raise InputError("no summarizer: give --model (backbone) or --summarizer (prompt)")
+    chosen = choose_instances(suite, dataset, ids or [], pattern, span)
+    agent = resolve(agent_model)
+    return Plan(kind=kind, suite=suite, dataset=dataset, agent=agent_model,
+                agent_id=model_id(agent), carrier=carrier, steps=steps,
+                prompt_sources=str(prompt_sources.resolve()) if prompt_sources else None,
+                instances=tuple(i.instance_id for i in chosen), summarizers=tuple(summarizers))
+
+
+AgentModel = Annotated[str, typer.Option(
+    help="The continuation agent: an alias or PROVIDER:MODEL[@URL][#KEY_ENV].")]
+Carrier = Annotated[str, typer.Option(help="summary-only or native.")]
+Steps = Annotated[int, typer.Option(min=1, help="Step limit of every continuation.")]
+Workers = Annotated[int, typer.Option(min=1, help="Cells run at once.")]
+PerProvider = Annotated[int, typer.Option(
+    min=1, help="Model calls in flight at once on one provider endpoint.")]
+Backend = Annotated[str | None, typer.Option(help="Environment backend (default local).")]
+Executor = Annotated[str, typer.Option(help="local (threads) or ray.")]
+RayAddress = Annotated[str | None, typer.Option(help="Ray cluster address (default: local).")]
+RunName = Annotated[str | None, typer.Option(
+    "--run", help="Run name: resume or extend it (default: derived from the plan).")]
+DryRun = Annotated[bool, typer.Option(help="Show the plan, calls, tokens and cost; run nothing.")]
+Baselines = Annotated[list[str] | None, typer.Option(
+    "--baseline", help="Mechanical summarizer to add: anchor_index, observation-masking, tail:N.")]
+PromptSources = Annotated[Path | None, typer.Option(
+    help="A prompt catalogue to use instead of the bundled prompts/sources.toml.")]
+ALL_PROMPTS = ",".join(PROMPT_NAMES)
+Prompts = Annotated[str, typer.Option(help="Prompts to compare, comma-separated.")]
+RunArgument = Annotated[str | None, typer.Argument(help="Run name (default: the latest run).")]
+
+
+def register(app: typer.Typer) -> None:
+    """Add `replay backbone`, `prompt`, `confirm` and `report` to the command line."""
+
+    @app.command()
+    def backbone(
+        agent_model: AgentModel,
+        model: Annotated[list[str], typer.Option(
+            help="Summarizer backbone: an alias or ad-hoc spec (repeatable).")],
+        prompt: Annotated[str, typer.Option(help="The fixed compaction prompt.")] = "claude-code",
+        baseline: Baselines = None, suite: Suite = "demo", dataset: Dataset = None,
+        instance: Ids = None, filter_: Pattern = None, slice_: Span = None,
+        carrier: Carrier = "summary-only", steps: Steps = 8, workers: Workers = 1,
+        per_provider: PerProvider = 8, backend: Backend = None, executor: Executor = "local",
+        ray_address: RayAddress = None, run: RunName = None, dry_run: DryRun = False,
+        store: StorePath = None, repo_mirror: Mirrors = None, base_image: BaseImage = None,
+        prompt_sources: PromptSources = None,
+    ) -> None:
+        """Compare summarizer backbones with the prompt, agent, histories and snapshots fixed."""
+        plan = _plan("backbone", _summarizers(model, prompt, baseline or []), suite, dataset,
+                     instance, filter_, slice_, agent_model, carrier, steps, prompt_sources)
+        how = Execution(store or default_store(), workers, per_provider, backend, executor,
+                        ray_address, repo_mirror or repo_mirrors_from_env(), dry_run,
+                        base_image=base_image)
+        raise typer.Exit(sweep_command(plan, run, how, console))
+
+    @app.command("prompt")
+    def prompt_sweep(
+        agent_model: AgentModel,
+        summarizer: Annotated[str, typer.Option(
+            help="The fixed summarizer model: an alias or ad-hoc spec.")],
+        prompts: Prompts = ALL_PROMPTS,
+        baseline: Baselines = None, suite: Suite = "demo", dataset: Dataset = None,
+        instance: Ids = None, filter_: Pattern = None, slice_: Span = None,
+        carrier: Carrier = "summary-only", steps: Steps = 8, workers: Workers = 1,
+        per_provider: PerProvider = 8, backend: Backend = None, executor: Executor = "local",
+        ray_address: RayAddress = None, run: RunName = None, dry_run: DryRun = False,
+        store: StorePath = None, repo_mirror: Mirrors = None, base_image: BaseImage = None,
+        prompt_sources: PromptSources = None,
+    ) -> None:
+        """Compare compaction prompts with the summarizer model fixed."""
+        names = [name.strip() for name in prompts.split(",") if name.strip()]
+        summarizers = [s for name in names for s in _summarizers([summarizer], name, [])]
+        summarizers += _summarizers([], "", baseline or [])
+        plan = _plan("prompt", summarizers, suite, dataset, instance, filter_, slice_,
+                     agent_model, carrier, steps, prompt_sources)
+        how = Execution(store or default_store(), workers, per_provider, backend, executor,
+                        ray_address, repo_mirror or repo_mirrors_from_env(), dry_run,
+                        base_image=base_image)
+        raise typer.Exit(sweep_command(plan, run, how, console))
+
+    @app.command()
+    def confirm(
+        run: RunArgument = None, workers: Workers = 1, per_provider: PerProvider = 8,
+        backend: Backend = None, executor: Executor = "local", ray_address: RayAddress = None,
+        dry_run: DryRun = False, store: StorePath = None, repo_mirror: Mirrors = None,
+        base_image: BaseImage = None,
+    ) -> None:
+        """Re-run every damaged pair twice more (seeds 1, 2): stable damage or seed-variable."""
+        how = Execution(store or default_store(), workers, per_provider, backend, executor,
+                        ray_address, repo_mirror or repo_mirrors_from_env(), dry_run,
+                        base_image=base_image)
+        raise typer.Exit(confirm_command(run, how, console))
+
+    @app.command()
+    def report(
+        run: RunArgument = None, store: StorePath = None,
+        out: Annotated[Path | None, typer.Option(
+            help="Folder for the exports (default: reports/RUN beside the store).")] = None,
+        cells: Annotated[bool, typer.Option(help="Also print the diagnostics per cell.")] = False,
+    ) -> None:
+        """Print a run's outcome grid, damage rates and prompt table; write the exports."""
+        with open_store(store or default_store()) as opened:
+            name = run or latest_run(opened)
+            found = build(opened, name)
+            render(found, console, cells=cells)
+            for path in write(found, out or reports_folder(opened, name)):
+                console.print(f"wrote {path}", highlight=False)
+

@@ -1,0 +1,119 @@
+"""Benchmark of a backbone sweep: continuations run against the naive count, and the speed-up of
+four workers over one when every model call takes a second.
+
+A backbone sweep over K summarizers on N instances runs PRE once per instance and POST once per
+pair: N x (1 + K) continuations, where running PRE beside every POST would take 2 x N x K. Each
+model (K summarizers and the agent) is a scripted model on 127.0.0.1 that answers after `--delay`
+seconds; the agent reads a file at every step until its step limit (`--steps`). Environments are
+built and slots 0-3 copied before anything is timed, the grader's imports are loaded, and each
+timed run validates its instances first, untimed, in a fresh store.
+
+    .venv/bin/python scripts/bench_sweep.py [--instances 3] [--summarizers 4] [--delay 1.0]
+                                            [--steps 3]
+
+Exits 1 when a figure misses its target (continuations = N x (1 + K), speed-up >= 3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from replay.backends import make_backend
+from replay.cells import model_id, prepare
+from replay.compaction.sources import PromptText
+from replay.executors import LocalExecutor
+from replay.experiments import Plan, open_store, save_run
+from replay.instances import load_suite
+from replay.models.cache import CallCache
+from replay.models.scripted import ScriptedServer
+from replay.models.scripts import Script
+from replay.progress import SweepProgress
+from replay.recipes import load_recipe
+from replay.sweeps import SweepResult, execute
+from replay.validate import validate_instance
+from replay.workers import Setup
+
+PROMPT = PromptText(name="claude-code", agent="bench", registry="npm", package="bench",
+                    version="0", digest="sha512-bench",
+                    parts={"user": "Summarize the conversation in <summary> tags."},
+                    synced_at="2026-01-01T00:00:00Z")
+READ = {"function": {"name": "read_file", "arguments": {"path": "/testbed/README.md"}}}
+
+
+def scripts(summarizers: int, delay: float) -> list[Script]:
+    """Slow summarizers (a distinct summary each) and a slow agent that reads at every step."""
+    found = [Script([{"fault": "slow", "seconds": delay,
+                      "content": f"<summary>Work so far, as summ-{index} saw it.</summary>"}],
+                    model=f"summ-{index}") for index in range(summarizers)]
+    found.append(Script([{"fault": "slow", "seconds": delay, "content": "Reading.",
+                          "tool_calls": [READ]}], model="agent"))
+    return found
+
+
+def sweep(server: ScriptedServer, plan: Plan, workers: int, folder: Path) -> tuple[SweepResult,
+                                                                                   float]:
+    """Run the plan in a fresh store with `workers` workers; the result and its seconds."""
+    path = folder / f"workers-{workers}" / "replay.db"
+    agent = server.spec("agent").model_copy(update={"alias": plan.agent})
+    backend = make_backend("local")
+    with open_store(path) as store, CallCache(path) as cache:
+        prepared = prepare(plan, agent, lambda name: PROMPT, store)
+        for instance in prepared.instances.values():
+            validate_instance(instance, backend, store)
+        save_run(store, "bench", plan)
+        executor = LocalExecutor(Setup(prepared.settings, store_path=path), workers)
+        started = time.monotonic()
+        try:
+            with SweepProgress(Console(quiet=True), 0, quiet=True) as progress:
+                result = execute(prepared, "bench", store, cache, executor, progress)
+        finally:
+            executor.close()
+        return result, time.monotonic() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--instances", type=int, default=3, help="N, from the demo suite")
+    parser.add_argument("--summarizers", type=int, default=4, help="K")
+    parser.add_argument("--delay", type=float, default=1.0, help="seconds per model call")
+    parser.add_argument("--steps", type=int, default=3, help="the agent's step limit")
+    args = parser.parse_args()
+    import swebench.harness.grading  # noqa: F401 - the grader's first import is not timed
+    instances = load_suite("demo").instances[:args.instances]
+    n, k = len(instances), args.summarizers
+    backend = make_backend("local")
+    for instance in instances:
+        for slot in range(4):
+            backend.start(instance, load_recipe(instance), slot=slot)
+    with ScriptedServer(*scripts(k, args.delay)) as server, \
+            tempfile.TemporaryDirectory(prefix="bench-sweep-") as folder:
+        agent = server.spec("agent")
+        plan = Plan(kind="backbone", agent=f"openai:agent@{server.base_url}",
+                    agent_id=model_id(agent), steps=args.steps,
+                    instances=tuple(i.instance_id for i in instances),
+                    summarizers=tuple(f"openai:summ-{index}@{server.base_url}:claude-code"
+                                      for index in range(k)))
+        one, one_seconds = sweep(server, plan, 1, Path(folder))
+        four, four_seconds = sweep(server, plan, 4, Path(folder))
+    errors = len(one.errors) + len(four.errors)
+    speedup = one_seconds / four_seconds
+    continuations_ok = one.continuations_run == four.continuations_run == n * (1 + k)
+    print(f"backbone sweep: N={n} instances, K={k} summarizers, model calls take "
+          f"{args.delay:.1f} s, agent steps {args.steps}")
+    print(f"continuations run: {one.continuations_run} (N x (1 + K) = {n * (1 + k)}; "
+          f"naive 2 x N x K = {2 * n * k})  {'ok' if continuations_ok else 'MISSED'}")
+    print(f"--workers 1: {one_seconds:.1f} s   --workers 4: {four_seconds:.1f} s   "
+          f"speed-up {speedup:.2f}x (target >= 3)  {'ok' if speedup >= 3 else 'MISSED'}")
+    if errors:
+        print(f"{errors} cell(s) ended in an error")
+    return 0 if continuations_ok and speedup >= 3 and not errors else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""Workers share one gate per provider endpoint: at most N model calls in flight on it."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+from replay.models.cache import CallCache
+from replay.models.scripted import ScriptedServer
+from replay.models.scripts import Script
+from replay.models.types import ChatRequest
+from replay.workers import Gates, Metered
+
+from model_fixtures import make_client
+
+
+def calls_at_once(limit: int, tmp_path: Path) -> tuple[float, dict[str, float], dict]:
+    """Four threads each ask a different question of a model that answers after 0.4 s."""
+    spent: dict[str, float] = {}
+    again: dict[str, float] = {}
+    slow = Script([{"fault": "slow", "seconds": 0.4, "content": "answer"}], model="m")
+    with ScriptedServer(slow) as server, CallCache(tmp_path / f"{limit}.db") as cache, \
+            make_client(server.spec("m"), cache) as client:
+        gates = Gates(limit)
+
+        def ask(question: int, meter: dict[str, float]) -> None:
+            request = ChatRequest(messages=[{"role": "user", "content": f"question {question}"}])
+            Metered(client, gates(client.spec), meter, None).complete(request)
+
+        started = time.monotonic()
+        threads = [threading.Thread(target=ask, args=(q, spent)) for q in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        seconds = time.monotonic() - started
+        for question in range(4):
+            ask(question, again)  # answered from the cache: nothing new is spent
+    return seconds, spent, again
+
+
+def test_a_provider_gate_bounds_the_calls_in_flight(tmp_path: Path) -> None:
+    one_at_a_time, spent, again = calls_at_once(1, tmp_path)
+    all_at_once, _, _ = calls_at_once(4, tmp_path)
+    assert one_at_a_time >= 4 * 0.4
+    assert all_at_once < 2 * 0.4
+    assert spent["input_tokens"] > 0 and spent["output_tokens"] > 0 and again == {}
