@@ -107,6 +107,15 @@ def _write(text: str) -> None:
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
+def ensure_prompt(name: str, sources_path: Path | None = None,
+                  console: Console | None = None) -> PromptText:
+    """A prompt from the cache, synced first (one line says so) when it is missing or stale."""
+    status, prompt = cache_status(select(load_sources(sources_path), name))
+    if prompt is not None and status == "synced":
+        return prompt
+    return prompts_sync([name], sources_path=sources_path, console=console)[0]
+
+
 def register(app: typer.Typer) -> None:
     """Add `replay prompts list|sync|show` to the command line."""
     group = typer.Typer(no_args_is_help=True,

@@ -21,8 +21,9 @@ from replay.commands.options import (
     Suite,
     console,
 )
+from replay.commands.prompts import ensure_prompt
 from replay.compaction.carriers import post_messages
-from replay.compaction.sources import PromptText, load_prompt
+from replay.compaction.sources import PromptText
 from replay.compaction.summarize import Summary, parse_summarizer, summarize
 from replay.continuation import Continuation, continue_and_grade
 from replay.errors import InputError
@@ -62,9 +63,9 @@ def make_summary(history: History, options: RunOptions,
     name = parse_summarizer(options.summarizer)
     if name.mechanical:
         return summarize(history.messages, name), None
-    prompt = load_prompt(name.prompt or "")
     spec = resolve(name.backbone or "")
     api_key(spec)
+    prompt = ensure_prompt(name.prompt or "", console=console)
     with ModelClient(spec, cache) as backbone:
         return summarize(history.messages, name, prompt, backbone, options.seed_index), prompt
 

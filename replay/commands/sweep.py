@@ -22,8 +22,9 @@ from replay.commands.options import (
     Suite,
     console,
 )
+from replay.commands.prompts import ensure_prompt
 from replay.compaction.carriers import CARRIERS
-from replay.compaction.sources import PromptText, load_prompt
+from replay.compaction.sources import PromptText
 from replay.compaction.summarize import PROMPT_NAMES, parse_summarizer
 from replay.errors import InputError
 from replay.executors import make_executor
@@ -72,7 +73,7 @@ class Execution:
 def prompt_loader(plan: Plan) -> Callable[[str], PromptText]:
     """Load prompts from the plan's catalogue (the bundled one unless it names another)."""
     sources = Path(plan.prompt_sources) if plan.prompt_sources else None
-    return lambda name: load_prompt(name, sources)
+    return lambda name: ensure_prompt(name, sources, console)
 
 
 def sweep_command(plan: Plan, run: str | None, how: Execution, out: Console) -> int:
