@@ -70,3 +70,21 @@ def load_recipe(instance: Instance, directory: Path | None = None) -> Recipe:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"])
         raise InputError(f"{path}: version {instance.version}: {field}: {first['msg']}") from None
+
+
+def recipe_variables(recipe: Recipe, instance: Instance, mirrors: Path | None) -> dict[str, str]:
+    """The environment variables an instance's environment gets from its recipe.
+
+    A recipe with `scm_version` also gets the version a tagless clone cannot compute, from
+    `git describe --tags` of the base commit in the mirror.
+    """
+    variables = dict(recipe.env)
+    if recipe.scm_version:
+        from replay.repos import describe_version
+
+        version = describe_version(mirrors, instance)
+        if version is None:
+            raise InputError(f"instance {instance.instance_id}: its recipe needs the version "
+                             "from git tags; pass --repo-mirror with a full mirror")
+        variables["SETUPTOOLS_SCM_PRETEND_VERSION"] = version.removeprefix("v")
+    return variables

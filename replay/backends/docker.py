@@ -33,11 +33,10 @@ from replay import snapshots
 from replay.backends.base import DEFAULT_OUTPUT_LIMIT, ExecResult, cap_output
 from replay.backends.docker_engine import connect, gone, labels, remove_containers, run
 from replay.backends.docker_images import BASE_PATH, VENV, ImageBuilder
-from replay.errors import EnvironmentFault, InputError
+from replay.errors import EnvironmentFault
 from replay.instances import Instance
 from replay.paths import TESTBED
-from replay.recipes import Recipe
-from replay.repos import describe_version
+from replay.recipes import Recipe, recipe_variables
 
 DEFAULT_BASE_IMAGE = "replay-base:bookworm"
 KILLED = 137
@@ -228,7 +227,7 @@ class DockerBackend:
         with self._guard:
             lock = self._locks.setdefault(key, threading.Lock())
         with lock:
-            variables = self._variables(instance, recipe)
+            variables = recipe_variables(recipe, instance, self.mirrors)
             image = self.images.instance_image(instance, recipe, variables, rebuild)
             warm = self._warm.get(key)
             if warm is not None and warm.image == image and warm.alive():
@@ -273,12 +272,3 @@ class DockerBackend:
                                        f"{done.output.decode(errors='replace').strip()}")
         return env
 
-    def _variables(self, instance: Instance, recipe: Recipe) -> dict[str, str]:
-        variables = dict(recipe.env)
-        if recipe.scm_version:
-            version = describe_version(self.mirrors, instance)
-            if version is None:
-                raise InputError(f"instance {instance.instance_id}: its recipe needs the version "
-                                 "from git tags; pass --repo-mirror with a full mirror")
-            variables["SETUPTOOLS_SCM_PRETEND_VERSION"] = version.removeprefix("v")
-        return variables

@@ -28,8 +28,8 @@ from replay.backends.interpreters import find_python, uv_binary
 from replay.errors import EnvironmentFault, InputError
 from replay.instances import Instance
 from replay.paths import TESTBED, home, network_variables
-from replay.recipes import Recipe
-from replay.repos import describe_version, prepare_repo
+from replay.recipes import Recipe, recipe_variables
+from replay.repos import prepare_repo
 
 log = logging.getLogger(__name__)
 
@@ -205,7 +205,7 @@ class LocalBackend:
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
         prepare_repo(instance, root / "tree", self.mirrors)
-        variables = self._variables(instance, recipe)
+        variables = recipe_variables(recipe, instance, self.mirrors)
         environment = self._environment(root, instance, recipe, variables)
         seconds = self._install(environment, recipe, python)
         (root / READY).write_text(json.dumps({
@@ -216,15 +216,6 @@ class LocalBackend:
                      variables: dict[str, str]) -> LocalEnvironment:
         return LocalEnvironment(root, instance.base_commit, variables, recipe.unroutable)
 
-    def _variables(self, instance: Instance, recipe: Recipe) -> dict[str, str]:
-        variables = dict(recipe.env)
-        if recipe.scm_version:
-            version = describe_version(self.mirrors, instance)
-            if version is None:
-                raise InputError(f"instance {instance.instance_id}: its recipe needs the version "
-                                 "from git tags; pass --repo-mirror with a full mirror")
-            variables["SETUPTOOLS_SCM_PRETEND_VERSION"] = version.removeprefix("v")
-        return variables
 
     def _install(self, environment: LocalEnvironment, recipe: Recipe, python: Path) -> float:
         start = time.monotonic()
