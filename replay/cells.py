@@ -22,7 +22,7 @@ from replay.backends.base import Environment
 from replay.compaction.carriers import post_messages
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import Summary, parse_summarizer, summarize
-from replay.continuation import continuation_key, continue_and_grade
+from replay.continuation import continuation_key, continue_and_grade, model_id
 from replay.errors import HarnessError, InputError
 from replay.experiments import (
     CellId,
@@ -46,11 +46,6 @@ from replay.store import Store
 TEST_COMMAND = re.compile(r"\b(pytest|py\.test|unittest|tox|nox|nosetests|runtests)\b"
                           r"|manage\.py\s+test|\bmake\s+test")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
-
-
-def model_id(spec: ModelSpec) -> str:
-    """What identifies a model in a continuation's key (as `replay run` writes it)."""
-    return f"{spec.provider}:{spec.model}@{spec.base_url}"
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from replay.errors import HarnessError
 from replay.histories import History
 from replay.instances import Instance
 from replay.judge import Grade, run_tests
-from replay.models.types import Message
+from replay.models.types import Message, ModelSpec
 from replay.recipes import Recipe
 from replay.store import Store
 
@@ -49,6 +49,11 @@ class Continuation:
     @property
     def tree_path(self) -> Path:
         return self.artifacts / "tree.diff"
+
+
+def model_id(spec: ModelSpec) -> str:
+    """What identifies the continuation agent's model in a continuation's key."""
+    return f"{spec.provider}:{spec.model}@{spec.base_url}"
 
 
 def continuation_key(instance: Instance, history: History, messages: list[Message],

@@ -23,7 +23,7 @@ from replay.commands.options import (
     Suite,
     console,
 )
-from replay.commands.run import agent_id
+from replay.continuation import model_id
 from replay.histories import History
 from replay.instances import Instance
 from replay.models.cache import CallCache
@@ -45,7 +45,7 @@ def collect_command(instances: Sequence[Instance], model_name: str, rules: Seque
                     mirrors: Path | None, console: Console) -> int:
     """Collect every instance's trajectory, then cut each rule; 0 when none failed, else 1."""
     spec = resolve(model_name)
-    identity = agent_id(spec)
+    identity = model_id(spec)
     with Store.open(store_path) as store, CallCache(store_path) as cache:
         missing = [i for i in instances if not is_collected(store, i, identity, config,
                                                             seed_index)]

@@ -25,7 +25,7 @@ from replay.commands.prompts import ensure_prompt
 from replay.compaction.carriers import post_messages
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import Summary, parse_summarizer, summarize
-from replay.continuation import Continuation, continue_and_grade
+from replay.continuation import Continuation, continue_and_grade, model_id
 from replay.errors import InputError
 from replay.histories import History, find_history
 from replay.instances import Instance
@@ -33,7 +33,6 @@ from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.keys import api_key
 from replay.models.registry import resolve
-from replay.models.types import ModelSpec
 from replay.paths import TESTBED, default_store, repo_mirrors_from_env
 from replay.recipes import load_recipe
 from replay.selection import choose_instances
@@ -101,7 +100,7 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
         env = chosen.start(instance, recipe)
         with ModelClient(agent_spec, cache) as agent:
             result = continue_and_grade(
-                instance, history, env, recipe, agent, agent_id(agent_spec), messages,
+                instance, history, env, recipe, agent, model_id(agent_spec), messages,
                 options.arm, AgentConfig(max_steps=options.steps), store, options.seed_index)
         store.write_artifact(json.dumps(_result_record(result), indent=1).encode(),
                              *result.artifacts.relative_to(store.artifacts).parts,
@@ -112,11 +111,6 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
         close_backend(chosen)
     _report(result, console)
     return 0 if result.passed else 1
-
-
-def agent_id(spec: ModelSpec) -> str:
-    """What identifies the continuation agent's model in a continuation's key."""
-    return f"{spec.provider}:{spec.model}@{spec.base_url}"
 
 
 def _slug(options: RunOptions) -> str:

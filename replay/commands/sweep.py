@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from replay.cells import Prepared, model_id, prepare
+from replay.cells import Prepared, prepare
 from replay.commands.options import (
     BaseImage,
     Dataset,
@@ -26,6 +26,7 @@ from replay.commands.prompts import ensure_prompt
 from replay.compaction.carriers import CARRIERS
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import PROMPT_NAMES, parse_summarizer
+from replay.continuation import model_id
 from replay.errors import InputError
 from replay.executors import make_executor
 from replay.experiments import (
