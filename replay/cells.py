@@ -22,7 +22,7 @@ from replay.backends.base import Environment
 from replay.compaction.carriers import post_messages
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import Summary, parse_summarizer, summarize
-from replay.continuation import continuation_key, continue_and_grade, model_id
+from replay.continuation import artifacts_of, continuation_key, continue_and_grade, model_id
 from replay.errors import HarnessError, InputError
 from replay.experiments import (
     CellId,
@@ -215,7 +215,7 @@ def kept_result(task: CellTask, settings: Settings, store: Store) -> CellResult 
     key = continuation_key(task.instance, task.history, messages, settings.agent_id,
                            settings.config, task.cell.seed_index)
     record = store.continuation(key)
-    trace_path = store.artifact_path("continuations", key[:24], "trace.json")
+    trace_path = artifacts_of(store, key) / "trace.json"
     if record is None or not trace_path.is_file():
         return None
     trace = json.loads(trace_path.read_text(encoding="utf-8"))

@@ -51,6 +51,11 @@ class Continuation:
         return self.artifacts / "tree.diff"
 
 
+def artifacts_of(store: Store, key: str) -> Path:
+    """The folder of a continuation's trace, final tree and test log."""
+    return store.artifact_path("continuations", key[:24])
+
+
 def model_id(spec: ModelSpec) -> str:
     """What identifies the continuation agent's model in a continuation's key."""
     return f"{spec.provider}:{spec.model}@{spec.base_url}"
@@ -71,7 +76,7 @@ def continue_and_grade(instance: Instance, history: History, env: Environment, r
                        config: AgentConfig, store: Store, seed_index: int = 0) -> Continuation:
     """Restore the boundary, continue the agent from `messages`, save its tree, run the tests."""
     key = continuation_key(instance, history, messages, agent_id, config, seed_index)
-    artifacts = store.artifact_path("continuations", key[:24])
+    artifacts = artifacts_of(store, key)
     kept = _kept(store, key, artifacts)
     if kept is not None:
         return kept
@@ -84,7 +89,8 @@ def continue_and_grade(instance: Instance, history: History, env: Environment, r
         if result.trace.exit_reason == "error":
             result.error = result.trace.error
             return result
-        store.write_artifact(env.snapshot().diff, "continuations", key[:24], "tree.diff")
+        store.write_artifact(env.snapshot().diff,
+                             *artifacts.relative_to(store.artifacts).parts, "tree.diff")
         result.grade = run_tests(env, instance, recipe, artifacts / "tests.log")
     except HarnessError as exc:
         result.error = f"{type(exc).__name__}: {exc}"

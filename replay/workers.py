@@ -23,6 +23,7 @@ from typing import Any
 from replay.backends import close_backend, make_backend
 from replay.backends.base import Environment
 from replay.cells import CellTask, Settings, ValidateTask, fault_text, run_cell
+from replay.continuation import artifacts_of
 from replay.experiments import CellResult, keep_summary, open_store, summary_row
 from replay.models.cache import CallCache, cache_key, request_content
 from replay.models.client import ModelClient, with_defaults
@@ -172,7 +173,8 @@ class Worker:
         if result.continuation:
             record = self.store.continuation(result.continuation)
             export.continuation = {"key": result.continuation, **(record or {})}
-            export.artifacts = _files(self.store, "continuations", result.continuation[:24])
+            folder = artifacts_of(self.store, result.continuation)
+            export.artifacts = _files(self.store, *folder.relative_to(self.store.artifacts).parts)
         return export
 
 
@@ -216,7 +218,7 @@ def ingest(store: Store, cache: CallCache, export: Export) -> None:
 
 def _local_log_path(store: Store, record: dict[str, Any]) -> str:
     grade = json.loads(record["grade"])
-    grade["log_path"] = str(store.artifact_path("continuations", record["key"][:24], "tests.log"))
+    grade["log_path"] = str(artifacts_of(store, record["key"]) / "tests.log")
     return json.dumps(grade)
 
 
