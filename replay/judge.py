@@ -70,19 +70,38 @@ def patch_files(patch: str) -> PatchFiles:
     return PatchFiles(existing, created)
 
 
-def resolve_test_command(instance: Instance, recipe: Recipe) -> str:
-    """The recipe's test command, else the one in the row's eval_script between the markers."""
-    files = " ".join(shlex.quote(name) for name in patch_files(instance.test_patch).all)
-    if recipe.test_cmd:
-        return recipe.test_cmd.replace("{test_files}", files)
+def row_test_command(instance: Instance) -> str | None:
+    """The test command in the row's eval_script, between the output markers, if it has one."""
     lines = instance.eval_script.splitlines()
     try:
         start = lines.index(f": '{START}'")
         end = lines.index(f": '{END}'")
     except ValueError:
-        raise InputError(f"instance {instance.instance_id}: no test command in its eval_script "
-                         f"and none in the recipe for {instance.repo} {instance.version}") from None
+        return None
     return "\n".join(lines[start + 1:end])
+
+
+def test_targets(instance: Instance) -> str:
+    """What `{test_files}` stands for in a recipe's test command.
+
+    The test targets the row's own command names after ` -- ` (as sphinx's tox commands do),
+    else the files test_patch touches.
+    """
+    own = row_test_command(instance)
+    if own and " -- " in own:
+        return own.split(" -- ", 1)[1].strip()
+    return " ".join(shlex.quote(name) for name in patch_files(instance.test_patch).all)
+
+
+def resolve_test_command(instance: Instance, recipe: Recipe) -> str:
+    """The recipe's test command, else the one in the row's eval_script between the markers."""
+    if recipe.test_cmd:
+        return recipe.test_cmd.replace("{test_files}", test_targets(instance))
+    own = row_test_command(instance)
+    if own is None:
+        raise InputError(f"instance {instance.instance_id}: no test command in its eval_script "
+                         f"and none in the recipe for {instance.repo} {instance.version}")
+    return own
 
 
 def eval_script(instance: Instance, recipe: Recipe) -> str:

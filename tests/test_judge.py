@@ -95,3 +95,12 @@ def test_every_verified_row_has_a_parser_and_a_test_command() -> None:
         assert patch_files(row.test_patch).all, row.instance_id
         recipe = Recipe(repo=row.repo, version=row.version, python="3.9")
         assert resolve_test_command(row, recipe).strip(), row.instance_id
+
+
+def test_sphinx_targets_come_from_the_rows_tox_command() -> None:
+    row = select(load_file(VERIFIED_JSONL), ids=["sphinx-doc__sphinx-9230"])[0]
+    assert "tox --current-env" in resolve_test_command(
+        row, Recipe(repo=row.repo, version=row.version, python="3.9"))
+    recipe = Recipe(repo=row.repo, version=row.version, python="3.9",
+                    test_cmd="python -m pytest -rA {test_files}")
+    assert resolve_test_command(row, recipe) == "python -m pytest -rA tests/test_domain_py.py"
