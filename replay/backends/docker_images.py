@@ -1,7 +1,9 @@
 """Images of the docker backend, built in layers and cached by the digest of what shapes them.
 
     base (scripts/build-base-image.sh, or --base-image)
-      -> replay-python:X.Y.Z-KEY   the host's interpreter, copied to the same path (pyenv or uv)
+      -> replay-python:X.Y.Z-KEY   only where the base image has no Python X.Y of its own (Debian's
+                                   python3 of bookworm is 3.11): the host's pyenv or uv interpreter,
+                                   copied to the same path
       -> replay-env:pyX.Y-KEY      venv at /opt/replay-venv with the recipe's packages
       -> replay-instance:ID-KEY    the repository at /testbed (base commit only) + the install step
 
@@ -50,6 +52,7 @@ BUILD = "/mnt/replay-build"
 BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 CONDA_ENV = "/opt/miniconda3/envs/testbed"
 STEP_TIMEOUT = 1800
+LIST_PYTHONS = "ls /usr/bin/ | grep -x 'python3\\.[0-9]*' || true"
 WRITABLE = (f"{BUILD}/home", f"{BUILD}/uv-cache")
 
 
@@ -57,20 +60,29 @@ def _key(*parts: object) -> str:
     return hashlib.sha256(json.dumps([LAYOUT, *parts], sort_keys=True).encode()).hexdigest()[:12]
 
 
+def _ways_to_get(version: str, base_image: str, has: list[str]) -> str:
+    """The sentence that says how to get a Python `version` for the docker backend."""
+    own = ", ".join(has) or "none"
+    return (f"no Python {version} for the docker backend: the base image {base_image} has "
+            f"{own} of its own, and this machine has no pyenv or uv Python {version} to copy in; "
+            f"install one (`pyenv install {version}` or `uv python install {version}`), or pass "
+            f"--base-image with a Debian release whose python3 is {version}")
+
+
 @functools.cache
-def _interpreter(version: str) -> tuple[str, str]:
-    """The host's Python X.Y as (installation prefix, full version); it is copied as a whole."""
-    python = find_python(version)
+def _host_interpreter(version: str) -> tuple[str, str] | None:
+    """The host's Python X.Y as (installation prefix, full version) when it can be copied as a
+    whole (pyenv or uv, not the system's /usr); None when there is none such."""
+    try:
+        python = find_python(version)
+    except InputError:
+        return None
     done = subprocess.run(
         [str(python), "-c", "import sys; print(sys.base_prefix); print('%d.%d.%d' % "
                             "sys.version_info[:3])"],
         capture_output=True, text=True, check=True)
     prefix, full = done.stdout.split()
-    if prefix in ("/usr", "/usr/local"):
-        raise InputError(f"the docker backend copies Python {version} into images, but the one "
-                         f"found ({python}) belongs to the system; install one with pyenv or "
-                         f"`uv python install {version}`")
-    return prefix, full
+    return None if prefix in ("/usr", "/usr/local") else (prefix, full)
 
 
 def _network_mounts() -> tuple[dict[str, str], dict[str, str]]:
@@ -96,6 +108,7 @@ class ImageBuilder:
         self.mirrors = mirrors
         self.unpullable: set[str] = set()
         self.rebuilt: set[str] = set()
+        self._base_pythons: list[str] | None = None
 
     def instance_image(self, instance: Instance, recipe: Recipe, variables: dict[str, str],
                        rebuild: bool) -> str:
@@ -130,12 +143,11 @@ class ImageBuilder:
 
     def environment_image(self, recipe: Recipe, rebuild: bool) -> str:
         """The id of the image with the recipe's interpreter and packages in /opt/replay-venv."""
-        parent = self.python_image(recipe.python)
-        prefix, _ = _interpreter(recipe.python)
+        parent, python = self.python_image(recipe.python)
         key = _key(parent, recipe.python, recipe.packages, recipe.env)
         tag = f"replay-env:py{recipe.python}-{key}"
         uv = f"{BUILD}/uv"
-        steps = [f"mkdir -p {TESTBED}", f"{uv} venv -q --seed -p {prefix}/bin/python3 {VENV}"]
+        steps = [f"mkdir -p {TESTBED}", f"{uv} venv -q --seed -p {python} {VENV}"]
         if recipe.packages:
             quoted = " ".join(shlex.quote(package) for package in recipe.packages)
             steps.append(f"{uv} pip install -q --python {VENV}/bin/python {quoted}")
@@ -145,16 +157,40 @@ class ImageBuilder:
         return self._ensure(tag, rebuild, lambda: self._build(
             parent, tag, "environment", key, steps, dict(recipe.env), mounts))
 
-    def python_image(self, version: str) -> str:
-        """The id of the base image plus the host's Python `version` at its own prefix."""
-        prefix, full = _interpreter(version)
+    def python_image(self, version: str) -> tuple[str, str]:
+        """(image id, interpreter path) of an image with a Python `version`: the base image when
+        its Debian has that version, else the base image plus the host's pyenv or uv interpreter
+        copied to its own prefix. Bad input, saying how to get one, when neither has it."""
+        own = self.base_pythons()
+        if version in own:
+            return self.client.images.get(self.base_image).id, f"/usr/bin/python{version}"
+        host = _host_interpreter(version)
+        if host is None:
+            raise InputError(_ways_to_get(version, self.base_image, own))
+        prefix, full = host
         key = _key(self.base_key(), prefix, full)
         tag = f"replay-python:{full}-{key}"
         keep = f"--exclude='./lib/python{version}/site-packages/*'"
         steps = [f"set -o pipefail; mkdir -p {prefix} && tar -C {BUILD}/python {keep} -cf - . "
                  f"| tar -C {prefix} -xf -", f"{prefix}/bin/python3 -c 'import ssl, sqlite3'"]
-        return self._ensure(tag, False, lambda: self._build(
+        image = self._ensure(tag, False, lambda: self._build(
             self.base_image, tag, "python", key, steps, {}, {prefix: f"{BUILD}/python"}))
+        return image, f"{prefix}/bin/python3"
+
+    def base_pythons(self) -> list[str]:
+        """The X.Y versions of the base image's own Python (from its `replay.pythons` label,
+        written by scripts/build-base-image.sh; else found by listing /usr/bin in a container)."""
+        if self._base_pythons is None:
+            self.base_key()
+            image = self.client.images.get(self.base_image)
+            label = image.labels.get("replay.pythons")
+            if label is None:
+                listing = self.client.containers.run(
+                    self.base_image, ["sh", "-c", LIST_PYTHONS], remove=True,
+                    network_disabled=True).decode()
+                label = " ".join(name.removeprefix("python") for name in listing.split())
+            self._base_pythons = label.split()
+        return self._base_pythons
 
     def base_key(self) -> str:
         """What identifies the base image: the digest of its recipe when it was built by

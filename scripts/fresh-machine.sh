@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Check the README's two commands on a bare Debian 12, as a new user's machine sees them.
+#
+#   bash scripts/fresh-machine.sh [REF]          (default REF: HEAD of this clone)
+#
+# Builds (once) a Debian bookworm image that has only python3, venv, pip, git, CA certificates and
+# build-essential: no pyenv, no uv, no Docker, no replay cache. Clones REF of this repository into
+# a new folder with ../shared beside it, and runs in a container of that image, with no standard
+# input and CI=true:
+#   1. the first README command: it must end with exit 2 and the one line naming the missing key
+#      (or run the sweep, when MOONSHOT_API_KEY is set in this environment);
+#   2. the second README command (bash scripts/test.sh): it installs and starts its own Docker
+#      Engine inside the container (Docker in Docker), builds the base image, and must pass.
+# It prints each command's time and pytest's closing line, and exits non-zero when either fails.
+# Only this machine's network settings go in (its CA bundle and pip/uv index and proxy variables):
+# what a user's machine would have. Needs root, a Docker Engine (scripts/docker-engine.sh) and a
+# reachable Debian mirror and PyPI. Takes 10-15 minutes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+REF=${1:-HEAD}
+IMAGE=replay-fresh:bookworm
+INCLUDE=python3,python3-venv,python3-pip,git,ca-certificates,build-essential
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+CACHE=${REPLAY_BASE_CACHE:-/var/cache/replay-base}
+RECIPE=$(printf '%s\n' bookworm "$INCLUDE" minbase fresh-v1 | sha256sum | cut -c1-16)
+
+bash scripts/docker-engine.sh >/dev/null
+if [ "$(docker image inspect --format '{{index .Config.Labels "replay.recipe"}}' "$IMAGE" \
+        2>/dev/null || true)" != "$RECIPE" ]; then
+    TARBALL="$CACHE/fresh-bookworm-$RECIPE.tar"
+    if [ ! -s "$TARBALL" ]; then
+        command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null
+        ROOTFS=$(mktemp -d /var/tmp/replay-fresh-rootfs.XXXXXX)
+        echo "fresh machine: debootstrap bookworm with $INCLUDE (1-2 min)"
+        debootstrap --variant=minbase --include="$INCLUDE" bookworm "$ROOTFS" "$MIRROR" \
+            >"$ROOTFS.log" 2>&1 || { tail -n 20 "$ROOTFS.log" >&2; exit 1; }
+        rm -rf "$ROOTFS"/var/cache/apt/archives/*.deb
+        mkdir -p "$CACHE"
+        tar -C "$ROOTFS" --numeric-owner -cf "$TARBALL.partial" .
+        mv "$TARBALL.partial" "$TARBALL"
+        rm -rf "$ROOTFS" "$ROOTFS.log"
+    fi
+    docker import --change "LABEL replay.recipe=$RECIPE" \
+        --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+        --change 'ENV LANG=C.UTF-8' "$TARBALL" "$IMAGE" >/dev/null
+fi
+
+WORK=$(mktemp -d /var/tmp/replay-fresh.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+git clone -q "$ROOT" "$WORK/main"
+git -C "$WORK/main" checkout -q --detach "$(git rev-parse "$REF")"
+cp -a "$ROOT/../shared" "$WORK/shared"
+chmod -R a-w "$WORK/shared"
+echo "fresh machine: $(git -C "$WORK/main" log -1 --format='%h %s')"
+
+# This machine's network settings, as a user's machine would have its own.
+network=()
+for name in SSL_CERT_FILE REQUESTS_CA_BUNDLE PIP_CERT PIP_INDEX_URL PIP_EXTRA_INDEX_URL \
+        PIP_DEFAULT_TIMEOUT UV_INDEX_URL UV_DEFAULT_INDEX HTTP_PROXY HTTPS_PROXY NO_PROXY \
+        http_proxy https_proxy no_proxy MOONSHOT_API_KEY; do
+    [ -n "${!name:-}" ] && network+=(-e "$name=${!name}")
+done
+[ -f /etc/ssl/certs/ca-certificates.crt ] && \
+    network+=(-v /etc/ssl/certs/ca-certificates.crt:/etc/ssl/certs/ca-certificates.crt:ro)
+
+cat >"$WORK/check.sh" <<'EOF'
+set -uo pipefail
+cd /src/main
+start=$(date +%s)
+bash scripts/setup.sh && .venv/bin/replay backbone --model kimi-k2 --agent-model kimi-k2 \
+    >/src/first.log 2>&1
+first=$?
+cat /src/first.log
+echo "first command: exit $first in $(( $(date +%s) - start )) s"
+if [ -z "${MOONSHOT_API_KEY:-}" ]; then
+    [ "$first" -eq 2 ] && [ "$(wc -l </src/first.log)" -eq 1 ] && grep -q MOONSHOT_API_KEY /src/first.log \
+        || { echo "first command: expected exit 2 and one line naming MOONSHOT_API_KEY"; exit 1; }
+elif [ "$first" -ne 0 ]; then
+    exit 1
+fi
+start=$(date +%s)
+bash scripts/test.sh -q >/src/second.log 2>&1
+second=$?
+tail -n 40 /src/second.log
+echo "second command: exit $second in $(( $(date +%s) - start )) s"
+exit "$second"
+EOF
+
+echo "fresh machine: running the README's two commands in a bare Debian container"
+docker run --rm -i --name "replay-fresh-$$" \
+    --cap-add ALL --cap-drop SYS_RESOURCE --security-opt seccomp=unconfined \
+    --security-opt apparmor=unconfined --cgroupns host -v /sys/fs/cgroup:/sys/fs/cgroup \
+    --tmpfs /var/lib/docker:exec --tmpfs /var/cache/replay-base \
+    -v "$WORK:/src" -e CI=true "${network[@]}" \
+    "$IMAGE" bash /src/check.sh </dev/null
