@@ -1,3 +1,18 @@
-"""replay: measure what context compaction costs coding agents that resume a half-done repair."""
+"""replay: measure what context compaction costs coding agents that resume a half-done repair.
 
-__version__ = "0.1.0"
+The packages follow the protocol in the order data flows; each imports only from those above it.
+
+    errors, paths, store   what every stage shares: failure kinds, file locations, the SQLite store
+    instances/             1. SWE-bench records, loaders, suites, selection
+    environments/          2. Environment and Backend protocols; local and docker backends;
+                              snapshots, recipes, repositories, interpreters
+    models/                3. Model protocol, providers over httpx, retries, call cache, fake server
+    agent/                 4. the continuation agent: its step loop and tools
+    judge/                 5. running and grading an instance's tests; validation (step 2)
+    histories/             6. Phase A histories: boundaries, trajectories, collect, import
+    compaction/            7. prompt sources, summarizers, carriers, mechanical baselines
+    sweep/                 8. plans of cells, the cell pipeline (continuation + grading), labels,
+                              execution on workers or Ray, confirmation (step 8), progress
+    report/                9. tables, exports and the heatmap of a run
+    commands/, cli         the `replay` command: parse, call one stage function, print
+"""

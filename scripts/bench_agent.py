@@ -42,15 +42,15 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=8)
     args = parser.parse_args()
 
-    from replay.agent import AgentConfig, run_agent
-    from replay.backends.local import LocalBackend
-    from replay.histories import bundled_history
-    from replay.instances import load_suite
+    from replay.agent.loop import AgentConfig, run_agent
+    from replay.environments.local import LocalBackend
+    from replay.environments.recipes import load_recipe
+    from replay.histories.records import bundled_history
+    from replay.instances.records import load_suite
     from replay.models.cache import CallCache
     from replay.models.client import ModelClient
     from replay.models.scripted import ScriptedModel
     from replay.models.scripts import Script
-    from replay.recipes import load_recipe
 
     instances = load_suite("demo").instances
     histories = [bundled_history(instance) for instance in instances]

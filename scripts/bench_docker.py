@@ -37,11 +37,11 @@ def main() -> int:
 
     from pathlib import Path
 
-    from replay.backends.docker import DockerBackend
-    from replay.recipes import load_recipe
-    from replay.selection import choose_instances
-    from replay.snapshots import at_base
-    from replay.validate import apply_patch
+    from replay.environments.docker import DockerBackend
+    from replay.environments.recipes import load_recipe
+    from replay.environments.snapshots import at_base
+    from replay.instances.selection import choose_instances
+    from replay.judge.validate import apply_patch
 
     instance = choose_instances(args.suite, args.dataset, [args.instance], None, None)[0]
     recipe = load_recipe(instance)

@@ -30,11 +30,11 @@ def main() -> int:
     parser.add_argument("--builds", type=int, default=3)
     args = parser.parse_args()
 
-    from replay.backends.local import LocalBackend
-    from replay.instances import load_dataset, select
-    from replay.recipes import load_recipe
-    from replay.snapshots import at_base
-    from replay.validate import apply_patch
+    from replay.environments.local import LocalBackend
+    from replay.environments.recipes import load_recipe
+    from replay.environments.snapshots import at_base
+    from replay.instances.records import load_dataset, select
+    from replay.judge.validate import apply_patch
 
     instance = select(load_dataset(args.dataset), ids=[args.instance])[0]
     recipe = load_recipe(instance)

@@ -24,20 +24,21 @@ from pathlib import Path
 
 from rich.console import Console
 
-from replay.backends import make_backend
-from replay.cells import model_id, prepare
 from replay.compaction.sources import PromptText
-from replay.executors import LocalExecutor
-from replay.experiments import Plan, open_store, save_run
-from replay.instances import load_suite
+from replay.environments.backends import make_backend
+from replay.environments.recipes import load_recipe
+from replay.histories.records import bundled_snapshot
+from replay.instances.records import load_suite
+from replay.judge.validate import validate_instance
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
-from replay.progress import SweepProgress
-from replay.recipes import load_recipe
-from replay.sweeps import SweepResult, execute
-from replay.validate import validate_instance
-from replay.workers import Setup
+from replay.sweep.cells import model_id, prepare
+from replay.sweep.execution import SweepResult, execute
+from replay.sweep.executors import LocalExecutor
+from replay.sweep.plan import Plan, open_store, save_run
+from replay.sweep.progress import SweepProgress
+from replay.sweep.workers import Setup
 
 PROMPT = PromptText(name="claude-code", agent="bench", registry="npm", package="bench",
                     version="0", digest="sha512-bench",
@@ -65,7 +66,7 @@ def sweep(server: ScriptedServer, plan: Plan, workers: int, folder: Path) -> tup
     with open_store(path) as store, CallCache(path) as cache:
         prepared = prepare(plan, agent, lambda name: PROMPT, store)
         for instance in prepared.instances.values():
-            validate_instance(instance, backend, store)
+            validate_instance(instance, backend, store, boundary=bundled_snapshot(instance))
         save_run(store, "bench", plan)
         executor = LocalExecutor(Setup(prepared.settings, store_path=path), workers)
         started = time.monotonic()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from replay.instances import Instance
-from replay.judge import patch_files
-from replay.repos import commit_files
+from replay.environments.repos import commit_files
+from replay.instances.records import Instance
+from replay.judge.grading import patch_files
 
 
 def gold_files(instance: Instance, scratch: Path) -> dict[str, str]:

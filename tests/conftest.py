@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from replay.instances import Instance, load_instance_dir
-from replay.repos import commit_files
+from replay.environments.repos import commit_files
+from replay.errors import InputError
+from replay.instances.records import Instance, load_instance_dir
+from replay.models.cache import CallCache
+from replay.models.client import ModelClient
+from replay.models.retry import Backoff
+from replay.models.types import ModelSpec
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 VERIFIED_JSONL = SHARED / "swebench" / "SWE-bench_Verified.test.jsonl"
@@ -111,3 +118,80 @@ def write_tiny_instance(directory: Path, **overrides: object) -> Path:
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Instance:
     """A small real instance whose repository is written by the test suite."""
     return load_instance_dir(write_tiny_instance(tmp_path_factory.mktemp("tiny")))
+
+
+@functools.cache
+def docker_problem() -> str | None:
+    """Why the docker backend cannot run here (no engine answering, no base image), or None."""
+    from replay.environments.docker import DockerBackend
+
+    try:
+        DockerBackend().close()
+    except InputError as exc:
+        return f"docker backend unavailable: {exc}"
+    return None
+
+
+def needs_docker() -> pytest.MarkDecorator:
+    """Skip unless a Docker Engine answers and the base image exists, saying which is missing."""
+    problem = docker_problem()
+    return pytest.mark.skipif(problem is not None, reason=str(problem))
+
+
+def make_backend_named(name: str, **options: object) -> Any:
+    """A fresh backend of either kind, for the tests every backend must pass."""
+    if name == "docker":
+        from replay.environments.docker import DockerBackend
+
+        return DockerBackend(**options)
+    from replay.environments.local import LocalBackend
+
+    return LocalBackend(**options)
+
+
+BACKENDS = [pytest.param("local"), pytest.param("docker", marks=needs_docker())]
+
+
+# Models: a fake key, fast retries, a tool and a small history.
+KEY_ENV = "REPLAY_TEST_MODEL_KEY"
+FAKE_KEY = "sk-replay-fake-7f3a9c0e5b1d"
+FAST = Backoff(initial=0.01, cap=0.05)
+
+BASH_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "bash",
+        "description": "Run a bash command in the repository.",
+        "parameters": {
+            "type": "object",
+            "properties": {"command": {"type": "string"}},
+            "required": ["command"],
+        },
+    },
+}
+
+
+def bash_call(call_id: str, command: str) -> dict:
+    """An OpenAI-format tool call of the bash tool."""
+    return {"id": call_id, "type": "function",
+            "function": {"name": "bash", "arguments": json.dumps({"command": command})}}
+
+
+def history() -> list[dict]:
+    """System prompt, task, two parallel tool calls (a Kimi-style id among them), results."""
+    return [
+        {"role": "system", "content": "You are a careful engineer."},
+        {"role": "user", "content": "Fix square() in shapes/area.py."},
+        {"role": "assistant", "content": "Looking first.",
+         "tool_calls": [bash_call("functions.bash:0", "cat shapes/area.py"),
+                        bash_call("call_2", "ls")]},
+        {"role": "tool", "tool_call_id": "functions.bash:0", "content": "def square(side): ..."},
+        {"role": "tool", "tool_call_id": "call_2", "content": "shapes tests"},
+        {"role": "user", "content": "Continue."},
+    ]
+
+
+def make_client(spec: ModelSpec, cache: CallCache, max_attempts: int = 3,
+                timeout: float = 5.0) -> ModelClient:
+    """A client with fast backoff for tests."""
+    return ModelClient(spec, cache, max_attempts=max_attempts, backoff=FAST, timeout=timeout)

@@ -20,7 +20,7 @@ import shlex
 from pathlib import Path
 
 from replay.compaction.sources import PromptText, save_prompt, text_sha256
-from replay.instances import Instance, load_suite
+from replay.instances.records import Instance, load_suite
 from replay.models.scripts import Script
 
 from agent_scripts import gold_files

@@ -9,25 +9,24 @@ from subprocess import CompletedProcess
 
 import pytest
 
-from replay import snapshots
-from replay.agent import AgentConfig
-from replay.backends.local import LocalBackend
-from replay.collect import collect_trajectory
-from replay.continuation import continue_and_grade
+from replay.agent.loop import AgentConfig
+from replay.environments import snapshots
+from replay.environments.local import LocalBackend
+from replay.environments.recipes import load_recipe
 from replay.errors import InputError
-from replay.histories import History, find_history, load_stored, stored_histories
-from replay.instances import Instance, load_suite
-from replay.judge import patch_files
+from replay.histories.collect import collect_trajectory
+from replay.histories.records import History, find_history, load_stored, stored_histories
+from replay.histories.trajectories import load_trajectory
+from replay.instances.records import Instance, load_suite
+from replay.judge.grading import patch_files
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
-from replay.recipes import load_recipe
 from replay.store import Store
-from replay.trajectories import load_trajectory
+from replay.sweep.continuation import continue_and_grade
 
 from agent_scripts import fixing_turns, lost_turns
-from conftest import run_replay
-from model_fixtures import make_client
+from conftest import make_client, run_replay
 
 DEMO = load_suite("demo").instances
 TALLY = next(i for i in DEMO if i.instance_id == "replay-demo__tally-1")

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from replay.boundaries import StepMark, cut, is_test_path, parse_rule
 from replay.errors import InputError
-from replay.trajectories import edited_files
+from replay.histories.boundaries import StepMark, cut, is_test_path, parse_rule
+from replay.histories.trajectories import edited_files
 
 # Context after each step (the next request's input tokens) and the base files each step changed.
 MARKS = [StepMark(1500), StepMark(2500, ("tests/test_money.py",)),

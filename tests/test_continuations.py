@@ -7,23 +7,23 @@ from pathlib import Path
 
 import pytest
 
-from replay.agent import AgentConfig
-from replay.backends.local import LocalBackend
+from replay.agent.loop import AgentConfig
 from replay.compaction.carriers import post_messages
 from replay.compaction.summarize import parse_summarizer, summarize
-from replay.continuation import Continuation, continue_and_grade
-from replay.histories import bundled_history
-from replay.instances import Instance, load_suite
-from replay.judge import patch_files
+from replay.environments.local import LocalBackend
+from replay.environments.recipes import load_recipe
+from replay.histories.records import bundled_history
+from replay.instances.records import Instance, load_suite
+from replay.judge.grading import patch_files
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.paths import TESTBED
-from replay.recipes import load_recipe
 from replay.store import Store
+from replay.sweep.continuation import Continuation, continue_and_grade
 
 from agent_scripts import fixing_turns, lost_turns
-from model_fixtures import make_client
+from conftest import make_client
 
 DEMO = {instance.instance_id: instance for instance in load_suite("demo").instances}
 

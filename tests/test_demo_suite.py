@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from replay.histories import bundled_history
-from replay.instances import Instance, load_suite
-from replay.repos import commit_files, git
-from replay.snapshots import fingerprint_script
-from replay.tools import TOOL_NAMES
+from replay.agent.tools import TOOL_NAMES
+from replay.environments.repos import commit_files, git
+from replay.environments.snapshots import fingerprint_script
+from replay.histories.records import bundled_history
+from replay.instances.records import Instance, load_suite
 
 SUITE = load_suite("demo")
 INSTANCES = {instance.instance_id: instance for instance in SUITE.instances}

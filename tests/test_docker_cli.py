@@ -17,31 +17,22 @@ from pathlib import Path
 import docker
 import pytest
 
-from replay.backends.docker import DockerBackend
-from replay.backends.docker_engine import OWNER
-from replay.errors import InputError
-from replay.instances import load_suite
-from replay.judge import grade_log
+from replay.environments.docker import DockerBackend
+from replay.environments.docker_engine import OWNER
+from replay.environments.recipes import load_recipe
+from replay.instances.records import load_suite
+from replay.judge.grading import grade_log
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
-from replay.recipes import load_recipe
 
 from agent_scripts import call, fixing_turns
-from conftest import REPLAY, run_replay
+from conftest import REPLAY, docker_problem, run_replay
 
 DEMO = {instance.instance_id: instance for instance in load_suite("demo").instances}
 TALLY = DEMO["replay-demo__tally-1"]
 
 
-def _docker_problem() -> str | None:
-    try:
-        DockerBackend().close()
-    except InputError as exc:
-        return f"docker backend unavailable: {exc}"
-    return None
-
-
-PROBLEM = _docker_problem()
+PROBLEM = docker_problem()
 needs_docker = pytest.mark.skipif(PROBLEM is not None, reason=str(PROBLEM))
 
 
@@ -132,9 +123,9 @@ def test_a_continuation_runs_in_a_container_killed_mid_cell_is_error_then_redone
 
 CRASH = """
 import os, sys
-from replay.backends.docker import DockerBackend
-from replay.instances import load_suite
-from replay.recipes import load_recipe
+from replay.environments.docker import DockerBackend
+from replay.instances.records import load_suite
+from replay.environments.recipes import load_recipe
 instance = load_suite("demo").instances[0]
 backend = DockerBackend()
 for slot in (0, 1):

@@ -15,14 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from replay.backends.docker import DockerBackend
-from replay.errors import InputError
-from replay.instances import load_dataset, select
-from replay.judge import grade_log
+from replay.environments.repos import find_mirror
+from replay.instances.records import load_dataset, select
+from replay.judge.grading import grade_log
 from replay.paths import repo_mirrors_from_env
-from replay.repos import find_mirror
 
-from conftest import VERIFIED_JSONL, run_replay
+from conftest import VERIFIED_JSONL, docker_problem, run_replay
 
 REAL = ["psf__requests-5414", "pytest-dev__pytest-7571", "pytest-dev__pytest-10081"]
 NEEDED = ["psf/requests", "pytest-dev/pytest"]
@@ -35,15 +33,7 @@ def _mirrors() -> Path | None:
     return mirrors
 
 
-def _docker_problem() -> str | None:
-    try:
-        DockerBackend().close()
-    except InputError as exc:
-        return f"docker backend unavailable: {exc}"
-    return None
-
-
-PROBLEM = _docker_problem()
+PROBLEM = docker_problem()
 pytestmark = [
     pytest.mark.mirror,
     pytest.mark.skipif(

@@ -10,20 +10,19 @@ from subprocess import CompletedProcess
 
 import pytest
 
-from replay.agent import AgentConfig
-from replay.backends.local import LocalBackend
-from replay.collect import collect_trajectory
-from replay.histories import History, load_stored, stored_histories
-from replay.importers import read_trajectory
-from replay.instances import load_suite
+from replay.agent.loop import AgentConfig
+from replay.environments.local import LocalBackend
+from replay.histories.collect import collect_trajectory
+from replay.histories.importers import read_trajectory
+from replay.histories.records import History, load_stored, stored_histories
+from replay.histories.trajectories import Trajectory, load_trajectory
+from replay.instances.records import load_suite
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.store import Store
-from replay.trajectories import Trajectory, load_trajectory
 
-from conftest import run_replay
-from model_fixtures import make_client
+from conftest import make_client, run_replay
 
 FIXTURES = Path(__file__).parent / "fixtures" / "trajectories"
 MINI = FIXTURES / "replay-demo__tally-1.traj.json"

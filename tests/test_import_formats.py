@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from replay.errors import InputError
-from replay.importers import detect_format, read_trajectory
-from replay.importers.recorded import Expected, compare, split_observation
+from replay.histories.importers import detect_format, read_trajectory
+from replay.histories.importers.recorded import Expected, compare, split_observation
 
 FIXTURES = Path(__file__).parent / "fixtures" / "trajectories"
 MINI = FIXTURES / "replay-demo__tally-1.traj.json"

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replay import snapshots
-from replay.backends.local import LocalBackend
-from replay.instances import Instance, load_file, select
-from replay.judge import eval_script, grade_log, patch_files, resolve_test_command, run_tests
-from replay.recipes import Recipe, load_recipe
+from replay.environments import snapshots
+from replay.environments.local import LocalBackend
+from replay.environments.recipes import Recipe, load_recipe
+from replay.instances.records import Instance, load_file, select
+from replay.judge.grading import grade_log, patch_files
+from replay.judge.testrun import eval_script, resolve_test_command, run_tests
 
 from conftest import VERIFIED_JSONL
 

@@ -14,7 +14,7 @@ from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.models.types import ChatRequest
 
-from model_fixtures import BASH_TOOL, FAKE_KEY, KEY_ENV, history, make_client
+from conftest import BASH_TOOL, FAKE_KEY, KEY_ENV, history, make_client
 
 REQUEST = ChatRequest(messages=history(), tools=[BASH_TOOL], temperature=0.0)
 SCRIPT = Script([{"content": "first"}, {"content": "second"}, {"content": "third"}])

@@ -15,7 +15,7 @@ from replay.models.scripts import Script
 from replay.models.transport import ModelRequestRejected, ModelTransientError, parse_retry_after
 from replay.models.types import ChatRequest
 
-from model_fixtures import FAKE_KEY, FAST, KEY_ENV, make_client
+from conftest import FAKE_KEY, FAST, KEY_ENV, make_client
 
 GOOD = {"content": "recovered"}
 ASK = ChatRequest(messages=[{"role": "user", "content": "hello"}])

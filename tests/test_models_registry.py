@@ -12,7 +12,7 @@ from replay.commands.models import models_command, models_table
 from replay.errors import InputError
 from replay.models.registry import load_registry, parse_adhoc, resolve
 
-from model_fixtures import FAKE_KEY, KEY_ENV
+from conftest import FAKE_KEY, KEY_ENV
 
 USER_FILE = f"""
 ["gpt-4.1"]

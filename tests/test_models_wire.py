@@ -15,7 +15,7 @@ from replay.models.scripts import Script
 from replay.models.transport import ModelRequestRejected
 from replay.models.types import ChatRequest
 
-from model_fixtures import BASH_TOOL, FAKE_KEY, FAST, KEY_ENV, bash_call, history, make_client
+from conftest import BASH_TOOL, FAKE_KEY, FAST, KEY_ENV, bash_call, history, make_client
 
 TOOL_TURN = {"content": "Running the tests.",
              "tool_calls": [{"function": {"name": "bash", "arguments": {"command": "pytest"}}}]}

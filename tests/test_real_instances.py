@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from replay.environments.repos import find_mirror
 from replay.paths import repo_mirrors_from_env
-from replay.repos import find_mirror
 
 from conftest import VERIFIED_JSONL, run_replay
 

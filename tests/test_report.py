@@ -9,20 +9,20 @@ from pathlib import Path
 import pytest
 
 from replay.errors import InputError
-from replay.experiments import (
+from replay.report.exports import to_markdown, write
+from replay.report.tables import build
+from replay.sweep.labels import confirmation, label
+from replay.sweep.plan import (
     CellId,
     CellResult,
     Plan,
     bind_run,
-    confirmation,
-    label,
     load_cells,
     open_store,
     pending,
     record_cell,
     save_run,
 )
-from replay.report import build, to_markdown, write
 
 PLAN = Plan(kind="prompt", agent="agent", agent_id="openai:agent@http://127.0.0.1:1/v1",
             instances=("one", "two", "three", "four"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replay.instances import load_suite
+from replay.instances.records import load_suite
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 

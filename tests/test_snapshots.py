@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from replay import snapshots
-from replay.backends.local import LocalBackend, LocalEnvironment
+from replay.environments import snapshots
+from replay.environments.local import LocalBackend, LocalEnvironment
+from replay.environments.recipes import load_recipe
 from replay.errors import SnapshotMismatch
-from replay.instances import Instance
-from replay.recipes import load_recipe
+from replay.instances.records import Instance
 
 
 @pytest.fixture(scope="module")

@@ -10,13 +10,13 @@ from replay.compaction.carriers import kept_tail, post_messages
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import claude_code_summary, parse_summarizer, summarize
 from replay.errors import InputError
-from replay.histories import bundled_history
-from replay.instances import load_suite
+from replay.histories.records import bundled_history
+from replay.instances.records import load_suite
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 
-from model_fixtures import make_client
+from conftest import make_client
 
 HISTORY = bundled_history(load_suite("demo").instances[2])
 

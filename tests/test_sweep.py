@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from replay.experiments import Plan, load_cells, open_store, save_run
 from replay.models.scripted import ScriptedServer
-from replay.report import build
+from replay.report.tables import build
+from replay.sweep.plan import Plan, load_cells, open_store, save_run
 
 from conftest import REPLAY, run_replay
 from sweep_scripts import (

@@ -10,9 +10,9 @@ from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.models.types import ChatRequest
-from replay.workers import Gates, Metered
+from replay.sweep.workers import Gates, Metered
 
-from model_fixtures import make_client
+from conftest import make_client
 
 
 def calls_at_once(limit: int, tmp_path: Path) -> tuple[float, dict[str, float], dict]:

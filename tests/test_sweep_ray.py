@@ -7,16 +7,16 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from replay.cells import model_id, prepare
 from replay.compaction.sources import PromptText
-from replay.executors import LocalExecutor, RayExecutor
-from replay.experiments import Plan, load_cells, open_store, save_run
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
-from replay.progress import SweepProgress
-from replay.report import build
-from replay.sweeps import SweepResult, execute
-from replay.workers import Setup
+from replay.report.tables import build
+from replay.sweep.cells import model_id, prepare
+from replay.sweep.execution import SweepResult, execute
+from replay.sweep.executors import LocalExecutor, RayExecutor
+from replay.sweep.plan import Plan, load_cells, open_store, save_run
+from replay.sweep.progress import SweepProgress
+from replay.sweep.workers import Setup
 
 from sweep_scripts import STOCKROOM, agent_scripts, summarizer_scripts
 

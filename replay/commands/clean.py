@@ -12,14 +12,14 @@ from replay.commands.options import console
 
 def clean_command(everything: bool, images: bool, console: Console) -> int:
     """Remove replay's containers whose process is gone (all of them with `everything`)."""
-    from replay.backends.docker_engine import (
+    from replay.environments.docker_engine import (
         OWNER,
         connect,
         owner_alive,
         remove_containers,
         replay_containers,
     )
-    from replay.backends.docker_images import remove_images
+    from replay.environments.docker_images import remove_images
 
     client = connect()
     found = replay_containers(client)

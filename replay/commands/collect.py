@@ -9,10 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from replay.agent import AgentConfig
-from replay.backends import make_backend
-from replay.boundaries import RULES, Rule, parse_rule
-from replay.collect import Collected, collect_trajectory, is_collected
+from replay.agent.loop import AgentConfig
 from replay.commands.options import (
     Dataset,
     Ids,
@@ -23,18 +20,21 @@ from replay.commands.options import (
     Suite,
     console,
 )
-from replay.continuation import model_id
-from replay.histories import History
-from replay.instances import Instance
+from replay.environments.backends import make_backend
+from replay.histories.boundaries import RULES, Rule, parse_rule
+from replay.histories.collect import Collected, collect_trajectory, is_collected
+from replay.histories.records import History
+from replay.histories.trajectories import Trajectory, keep
+from replay.instances.records import Instance
+from replay.instances.selection import choose_instances
+from replay.judge.validate import preflight
 from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.paths import default_store, repo_mirrors_from_env
-from replay.selection import choose_instances
 from replay.store import Store
-from replay.trajectories import Trajectory, keep
-from replay.validate import preflight
+from replay.sweep.continuation import model_id
 
 Boundaries = Annotated[list[str] | None, typer.Option(
     "--boundary", help=f"Where a history stops (repeatable): {', '.join(RULES)}.")]

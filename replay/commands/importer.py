@@ -10,16 +10,16 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from replay.backends import make_backend
-from replay.boundaries import Rule, parse_rule
 from replay.commands.collect import Boundaries, history_line, trajectory_summary
 from replay.commands.options import Dataset, Mirrors, StorePath, Suite, console
+from replay.environments.backends import make_backend
 from replay.errors import HarnessError
-from replay.importers import FORMATS
-from replay.importers.rebuild import import_files
-from replay.instances import Instance
+from replay.histories.boundaries import Rule, parse_rule
+from replay.histories.importers import FORMATS
+from replay.histories.importers.rebuild import import_files
+from replay.instances.records import Instance
+from replay.instances.selection import choose_instances
 from replay.paths import default_store, repo_mirrors_from_env
-from replay.selection import choose_instances
 from replay.store import Store
 
 DEFAULT_BOUNDARY = "fraction:1"

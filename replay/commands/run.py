@@ -1,17 +1,15 @@
-"""`replay run`: one continuation (PRE or POST) on a restored snapshot, graded, for debugging."""
+"""`replay run`: one cell (PRE or POST) on a restored snapshot, graded, for looking at one case."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-from replay.agent import AgentConfig
-from replay.backends import close_backend, make_backend
 from replay.commands.options import (
     BackendName,
     BaseImage,
@@ -22,21 +20,25 @@ from replay.commands.options import (
     console,
 )
 from replay.commands.prompts import ensure_prompt
-from replay.compaction.carriers import post_messages
-from replay.compaction.sources import PromptText
-from replay.compaction.summarize import Summary, parse_summarizer, summarize
-from replay.continuation import Continuation, continue_and_grade, model_id
+from replay.compaction.carriers import CARRIERS
+from replay.compaction.summarize import parse_summarizer
+from replay.environments.backends import close_backend, make_backend
+from replay.environments.recipes import load_recipe
 from replay.errors import InputError
-from replay.histories import History, find_history
-from replay.instances import Instance
+from replay.histories.records import find_history
+from replay.instances.records import Instance
+from replay.instances.selection import choose_instances
 from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.keys import api_key
 from replay.models.registry import resolve
-from replay.paths import TESTBED, default_store, repo_mirrors_from_env
-from replay.recipes import load_recipe
-from replay.selection import choose_instances
+from replay.models.types import ModelSpec
+from replay.paths import default_store, repo_mirrors_from_env
 from replay.store import Store
+from replay.sweep.cells import INPUT_FAULT, CellTask, Settings, run_cell
+from replay.sweep.continuation import artifacts_of
+from replay.sweep.plan import CellId, CellResult, open_store
+from replay.sweep.summaries import kept_summary
 
 
 @dataclass(frozen=True)
@@ -53,91 +55,81 @@ class RunOptions:
     history_rule: str | None = None
 
 
-def make_summary(history: History, options: RunOptions,
-                 cache: CallCache) -> tuple[Summary, PromptText | None]:
-    """Summarize the history with the summarizer the options name; also its prompt, if any."""
-    if not options.summarizer:
-        raise InputError("--arm post needs --summarizer MODEL:PROMPT (or anchor_index, "
-                         "observation-masking, tail:N)")
-    name = parse_summarizer(options.summarizer)
-    if name.mechanical:
-        return summarize(history.messages, name), None
-    spec = resolve(name.backbone or "")
-    api_key(spec)
-    prompt = ensure_prompt(name.prompt or "", console=console)
-    with ModelClient(spec, cache) as backbone:
-        return summarize(history.messages, name, prompt, backbone, options.seed_index), prompt
+def _task(instance: Instance, options: RunOptions, store: Store) -> CellTask:
+    """The cell `replay run` is asked for, as a sweep would give it to a worker."""
+    if options.arm not in ("pre", "post"):
+        raise InputError(f"unknown arm {options.arm!r}: use pre or post")
+    if options.carrier not in CARRIERS:
+        raise InputError(f"unknown carrier {options.carrier!r}: use {' or '.join(CARRIERS)}")
+    backbone = prompt = None
+    summarizer = ""
+    if options.arm == "post":
+        if not options.summarizer:
+            raise InputError("--arm post needs --summarizer MODEL:PROMPT (or anchor_index, "
+                             "observation-masking, tail:N)")
+        summarizer = options.summarizer
+        name = parse_summarizer(summarizer)
+        if not name.mechanical:
+            backbone = resolve(name.backbone or "")
+            api_key(backbone)
+            prompt = ensure_prompt(name.prompt or "", console=console)
+    history = find_history(instance, store=store, history_id=options.history_id,
+                           rule=options.history_rule)
+    cell = CellId(instance.instance_id, options.arm, summarizer, options.seed_index)
+    return CellTask(cell, instance, history, backbone, prompt)
 
 
 def run_command(instance: Instance, options: RunOptions, store_path: Path,
                 mirrors: Path | None, console: Console, backend: str = "local",
                 base_image: str | None = None) -> int:
-    """Run one continuation; 0 when its tests pass, 1 when they fail or the harness failed."""
-    if options.arm not in ("pre", "post"):
-        raise InputError(f"unknown arm {options.arm!r}: use pre or post")
+    """Run one cell (PRE or POST) through the sweep's cell pipeline, keeping its summary and
+    continuation in the store as a sweep does; 0 when its tests pass, 1 when they fail or the
+    harness failed."""
     agent_spec = resolve(options.agent_model)
     api_key(agent_spec)
+    settings = Settings(agent_spec, options.carrier, options.steps)
     recipe = load_recipe(instance)
     chosen = make_backend(backend, mirrors, base_image)
-    store = Store.open(store_path)
-    cache = CallCache(store_path)
+    clients: list[ModelClient] = []
     try:
-        history = find_history(instance, store=store, history_id=options.history_id,
-                               rule=options.history_rule)
-        if options.arm == "pre":
-            messages = history.messages
-        else:
-            summary, prompt = make_summary(history, options, cache)
-            record = {"summarizer": summary.summarizer, "text": summary.text,
-                      "messages": summary.messages, "calls": len(summary.requests),
-                      "input_tokens": summary.input_tokens,
-                      "output_tokens": summary.output_tokens, "cost": summary.cost}
-            path = store.write_artifact(json.dumps(record, indent=1).encode(), "summaries",
-                                        instance.instance_id, f"{_slug(options)}.json")
-            console.print(f"summary ({len(summary.text)} chars) {path}", highlight=False)
-            messages = post_messages(summary, history.messages, instance.problem_statement,
-                                     TESTBED, options.carrier, prompt)
-        env = chosen.start(instance, recipe)
-        with ModelClient(agent_spec, cache) as agent:
-            result = continue_and_grade(
-                instance, history, env, recipe, agent, model_id(agent_spec), messages,
-                options.arm, AgentConfig(max_steps=options.steps), store, options.seed_index)
-        store.write_artifact(json.dumps(_result_record(result), indent=1).encode(),
-                             *result.artifacts.relative_to(store.artifacts).parts,
-                             "result.json")
+        with open_store(store_path) as store, CallCache(store_path) as cache:
+            task = _task(instance, options, store)
+
+            def model(spec: ModelSpec) -> ModelClient:
+                clients.append(ModelClient(spec, cache))
+                return clients[-1]
+
+            result = run_cell(task, settings, store,
+                              lambda: (chosen.start(instance, recipe), recipe), model)
+            if result.error and result.error.startswith(INPUT_FAULT):
+                raise InputError(result.error.removeprefix(INPUT_FAULT).split(": ", 1)[-1])
+            _report(task, result, store, console)
     finally:
-        cache.close()
-        store.close()
+        for client in clients:
+            client.close()
         close_backend(chosen)
-    _report(result, console)
     return 0 if result.passed else 1
 
 
-def _slug(options: RunOptions) -> str:
-    name = (options.summarizer or "").replace("/", "_").replace(":", "--")
-    return f"{name}-{options.carrier}-seed{options.seed_index}"
-
-
-def _result_record(result: Continuation) -> dict[str, object]:
-    trace = result.trace
-    return {"instance_id": result.instance_id, "arm": result.arm, "passed": result.passed,
-            "error": result.error, "steps": trace.steps, "exit_reason": trace.exit_reason,
-            "actions": len(trace.actions), "files_edited": trace.files_edited,
-            "grade": result.grade.to_dict() if result.grade else None}
-
-
-def _report(result: Continuation, console: Console) -> None:
-    trace = result.trace
-    if result.passed is None:
-        verdict = f"[red]error[/] {result.error}"
-    else:
-        verdict = "[green]tests pass[/]" if result.passed else "[yellow]tests fail[/]"
-    console.print(f"{result.instance_id} {result.arm}: {verdict}", highlight=False)
-    console.print(f"  steps {trace.steps}, actions {len(trace.actions)}, exit "
-                  f"{trace.exit_reason}, edited {', '.join(trace.files_edited) or 'nothing'}",
-                  highlight=False)
+def _report(task: CellTask, result: CellResult, store: Store, console: Console) -> None:
+    cell = task.cell
+    if result.summary:
+        summary = kept_summary(store, result.summary)
+        chars = len(summary.text) if summary is not None else 0
+        console.print(f"summary ({chars} chars) kept as {result.summary[:12]}", highlight=False)
+    if result.status == "error":
+        console.print(f"{cell.instance_id} {cell.arm}: [red]error[/] "
+                      f"{escape(result.error or '')}", highlight=False)
+        return
+    verdict = "[green]tests pass[/]" if result.passed else "[yellow]tests fail[/]"
+    console.print(f"{cell.instance_id} {cell.arm}: {verdict}", highlight=False)
+    found = result.diagnostics
+    console.print(f"  steps {found['steps']}, actions {found['actions']}, exit "
+                  f"{found['exit_reason']}, edited "
+                  f"{escape(', '.join(found['files_edited']) or 'nothing')}", highlight=False)
     reused = " (kept from an earlier run)" if result.reused else ""
-    console.print(f"  trace {result.trace_path}{reused}", highlight=False)
+    trace = artifacts_of(store, result.continuation or "") / "trace.json"
+    console.print(f"  trace {escape(str(trace))}{reused}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from replay.cells import Prepared, prepare
 from replay.commands.options import (
     BaseImage,
     Dataset,
@@ -26,33 +25,32 @@ from replay.commands.prompts import ensure_prompt
 from replay.compaction.carriers import CARRIERS
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import PROMPT_NAMES, parse_summarizer
-from replay.continuation import model_id
 from replay.errors import InputError
-from replay.executors import make_executor
-from replay.experiments import (
-    CONFIRM_SEEDS,
-    Plan,
-    bind_run,
-    damaged,
-    latest_run,
-    load_cells,
-    open_store,
-    outcomes,
-    pending,
-    require_run,
-    save_run,
-    validations,
-)
+from replay.instances.selection import choose_instances
 from replay.models.cache import CallCache
 from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.paths import default_store, repo_mirrors_from_env
-from replay.progress import SweepProgress
-from replay.report import build, render, reports_folder, write
-from replay.selection import choose_instances
+from replay.report.exports import reports_folder, write
+from replay.report.tables import build, render
 from replay.store import Store
-from replay.sweeps import estimate, execute
-from replay.workers import Setup
+from replay.sweep.cells import Prepared, prepare
+from replay.sweep.confirm import confirm_pairs
+from replay.sweep.continuation import model_id
+from replay.sweep.execution import estimate, execute
+from replay.sweep.executors import make_executor
+from replay.sweep.plan import (
+    Plan,
+    bind_run,
+    latest_run,
+    load_cells,
+    open_store,
+    pending,
+    require_run,
+    save_run,
+)
+from replay.sweep.progress import SweepProgress
+from replay.sweep.workers import Setup
 
 
 @dataclass(frozen=True)
@@ -104,20 +102,13 @@ def confirm_command(run: str | None, how: Execution, out: Console) -> int:
         if model_id(agent) != plan.agent_id:
             raise InputError(f"the agent model {plan.agent!r} is now {model_id(agent)}, not "
                              f"{plan.agent_id} as when run {name!r} began")
-        code = 0
-        for _ in range(2):
-            cells = load_cells(store, name)
-            found = outcomes(plan, cells, validations(store, plan))
-            pairs = [pair for pair in damaged(found) if pair not in plan.confirm]
-            plan = plan.model_copy(update={"confirm": (*plan.confirm, *pairs)})
-            if not pending(plan, cells):
-                break
-            out.print(f"run {name}: confirming {len(plan.confirm)} damaged pair(s) at seeds "
-                      f"{' and '.join(map(str, CONFIRM_SEEDS))}", highlight=False)
-            code = _run_plan(store, name, prepare(plan, agent, prompt_loader(plan), store), how,
-                             out, show=False)
-            if how.dry_run:
-                return code
+        plan, code = confirm_pairs(
+            store, name, plan, how.dry_run,
+            lambda plan: _run_plan(store, name, prepare(plan, agent, prompt_loader(plan), store),
+                                   how, out, show=False),
+            lambda line: out.print(line, highlight=False))
+        if how.dry_run:
+            return code
         if not plan.confirm:
             out.print(f"run {name}: no damaged pair to confirm", highlight=False)
         render(build(store, name), out)
@@ -226,7 +217,11 @@ RunArgument = Annotated[str | None, typer.Argument(help="Run name (default: the 
 
 def register(app: typer.Typer) -> None:
     """Add `replay backbone`, `prompt`, `confirm` and `report` to the command line."""
+    _register_sweeps(app)
+    _register_follow_ups(app)
 
+
+def _register_sweeps(app: typer.Typer) -> None:
     @app.command()
     def backbone(
         agent_model: AgentModel,
@@ -274,6 +269,8 @@ def register(app: typer.Typer) -> None:
                         base_image=base_image)
         raise typer.Exit(sweep_command(plan, run, how, console))
 
+
+def _register_follow_ups(app: typer.Typer) -> None:
     @app.command()
     def confirm(
         run: RunArgument = None, workers: Workers = 1, per_provider: PerProvider = 8,

@@ -9,7 +9,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from replay.backends import open_backend
 from replay.commands.options import (
     BackendName,
     BaseImage,
@@ -22,11 +21,13 @@ from replay.commands.options import (
     Suite,
     console,
 )
-from replay.instances import Instance
+from replay.environments.backends import open_backend
+from replay.histories.records import bundled_snapshot
+from replay.instances.records import Instance
+from replay.instances.selection import choose_instances
+from replay.judge.validate import Validation, preflight, validate_all
 from replay.paths import default_store, repo_mirrors_from_env
-from replay.selection import choose_instances
 from replay.store import Store
-from replay.validate import Validation, preflight, validate_all
 
 STYLES = {"valid": "green", "excluded": "yellow", "error": "red"}
 
@@ -64,7 +65,8 @@ def validate_command(instances: list[Instance], store_path: Path, mirrors: Path 
     preflight(instances)
     results = []
     with open_backend(backend, mirrors, base_image) as chosen, Store.open(store_path) as store:
-        for validation in validate_all(instances, chosen, store, rebuild=rebuild):
+        for validation in validate_all(instances, chosen, store, bundled_snapshot,
+                                       rebuild=rebuild):
             console.print(_line(validation), highlight=False)
             results.append(validation)
     console.print(_table(results))

@@ -11,7 +11,7 @@ Tokens here are characters / 4. A kept tail never starts inside a tool call and 
 
 from __future__ import annotations
 
-from replay.agent import resume_messages, task_messages
+from replay.agent.loop import resume_messages, task_messages
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import Summary
 from replay.errors import InputError

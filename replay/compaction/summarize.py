@@ -17,12 +17,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from replay.agent import Model
+from replay.agent.tools import TOOLS
 from replay.compaction.mechanical import anchor_index, observation_masking, tail
 from replay.compaction.sources import PromptText
 from replay.errors import InputError
-from replay.models.types import ChatRequest, Message
-from replay.tools import TOOLS
+from replay.models.types import ChatRequest, Message, Model
 
 MECHANICAL = ("anchor_index", "observation-masking", "tail")
 PROMPT_NAMES = ("claude-code", "codex", "gemini-cli", "opencode", "kimi-code")

@@ -112,3 +112,10 @@ class Provider(Protocol):
     def close(self) -> None:
         """Release connections."""
         ...
+
+
+class Model(Protocol):
+    """What the agent and the summarizers need of a model: `ModelClient` and the scripted
+    fakes fit."""
+
+    def complete(self, request: ChatRequest, seed_index: int = 0) -> ChatResponse: ...

@@ -1,0 +1,1 @@
+"""Stage 4, agent: the fixed continuation agent's step loop and its tools."""

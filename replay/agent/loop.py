@@ -1,0 +1,174 @@
+"""The fixed continuation agent: at most N steps of tool calls from a given message list.
+
+A step is one model response; all its tool calls run in order. The message list *is* the
+trajectory: the trace saved after every step holds it with each action, usage and the exit reason.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from replay.agent.tools import TOOLS, ToolError, parse_arguments, run_tool
+from replay.environments.base import Environment
+from replay.errors import HarnessError
+from replay.models.types import ChatRequest, Message, Model
+from replay.paths import prompts_dir
+
+NO_TOOL_CALL = ("Your response called no tool. Call a tool to continue, or `finish` when the "
+                "fix is complete.")
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """The fixed agent's settings."""
+
+    max_steps: int = 8
+    command_timeout: float = 120.0
+    temperature: float = 0.0
+    max_tokens: int = 4096
+
+
+@dataclass
+class Action:
+    """One tool call and what it produced."""
+
+    step: int
+    tool: str
+    arguments: dict[str, Any]
+    output: str
+    exit_code: int
+    seconds: float
+    error: bool = False
+
+
+@dataclass
+class Trace:
+    """Everything one continuation did; saved after every step."""
+
+    messages: list[Message]
+    start_index: int
+    actions: list[Action] = field(default_factory=list)
+    steps: int = 0
+    exit_reason: str = "running"
+    error: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    cost: float = 0.0
+    seconds: float = 0.0
+    files_edited: list[str] = field(default_factory=list)
+    files_read: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def save(self, path: Path) -> None:
+        """Write the trace atomically (a killed run leaves the previous step's trace)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(path.name + ".partial")
+        partial.write_text(json.dumps(self.to_dict(), indent=1), encoding="utf-8")
+        partial.replace(path)
+
+
+def load_prompt(name: str) -> str:
+    """A prompt of the continuation agent from prompts/agent/."""
+    return (prompts_dir() / "agent" / f"{name}.md").read_text(encoding="utf-8")
+
+
+def task_messages(problem_statement: str, workdir: str) -> list[Message]:
+    """The opening messages of a task: the agent's system prompt and the issue."""
+    return [
+        {"role": "system", "content": load_prompt("system").format(workdir=workdir)},
+        {"role": "user", "content": load_prompt("task").format(
+            workdir=workdir, problem_statement=problem_statement)},
+    ]
+
+
+def resume_messages(problem_statement: str, summary: str, workdir: str) -> list[Message]:
+    """The messages of a POST continuation with the summary-only carrier."""
+    return [
+        {"role": "system", "content": load_prompt("system").format(workdir=workdir)},
+        {"role": "user", "content": load_prompt("resume").format(
+            workdir=workdir, problem_statement=problem_statement, summary=summary)},
+    ]
+
+
+def run_agent(model: Model, env: Environment, messages: list[Message], config: AgentConfig,
+              trace_path: Path | None = None, seed_index: int = 0,
+              on_step: Callable[[Trace], None] | None = None) -> Trace:
+    """Continue from `messages` for at most `config.max_steps` steps.
+
+    Returns the trace with exit reason `finished`, `step_limit` or `error`. A fault of the
+    harness (model API after its retries, a broken environment) ends the run as `error` with
+    its cause; it is never reported as a finished run. `on_step`, if given, is called with the
+    trace after every step, its tool calls done (Phase A collection snapshots the tree there).
+    """
+    trace = Trace(messages=copy.deepcopy(messages), start_index=len(messages))
+    started = time.monotonic()
+    try:
+        while trace.steps < config.max_steps and trace.exit_reason == "running":
+            _step(model, env, trace, config, seed_index)
+            if on_step is not None:
+                on_step(trace)
+            trace.seconds = time.monotonic() - started
+            if trace_path is not None:
+                trace.save(trace_path)
+        if trace.exit_reason == "running":
+            trace.exit_reason = "step_limit"
+    except HarnessError as exc:
+        trace.exit_reason = "error"
+        trace.error = f"{type(exc).__name__}: {exc}"
+    trace.seconds = time.monotonic() - started
+    if trace_path is not None:
+        trace.save(trace_path)
+    return trace
+
+
+def _step(model: Model, env: Environment, trace: Trace, config: AgentConfig,
+          seed_index: int) -> None:
+    request = ChatRequest(messages=trace.messages, tools=TOOLS,
+                          temperature=config.temperature, max_tokens=config.max_tokens)
+    response = model.complete(request, seed_index=seed_index)
+    trace.steps += 1
+    trace.input_tokens += response.usage.input_tokens
+    trace.output_tokens += response.usage.output_tokens
+    trace.cached_tokens += response.usage.cached_tokens
+    trace.cost += response.cost
+    message = dict(response.message)
+    trace.messages.append(message)
+    calls = message.get("tool_calls") or []
+    if not calls:
+        trace.messages.append({"role": "user", "content": NO_TOOL_CALL})
+        return
+    for call in calls:
+        name = call.get("function", {}).get("name", "")
+        observation = _act(env, trace, config, name, call.get("function", {}).get("arguments"))
+        trace.messages.append({"role": "tool", "tool_call_id": call.get("id", ""),
+                               "content": observation})
+        if name == "finish" and not trace.actions[-1].error:
+            trace.exit_reason = "finished"
+
+
+def _act(env: Environment, trace: Trace, config: AgentConfig, name: str, raw: Any) -> str:
+    started = time.monotonic()
+    arguments: dict[str, Any] = {}
+    try:
+        arguments = parse_arguments(raw)
+        observation = run_tool(env, name, arguments, config.command_timeout)
+    except ToolError as exc:
+        trace.actions.append(Action(trace.steps, name, arguments, str(exc), 1,
+                                    time.monotonic() - started, error=True))
+        return f"error: {exc}"
+    if observation.edited and observation.edited not in trace.files_edited:
+        trace.files_edited.append(observation.edited)
+    if observation.read:
+        trace.files_read.append(observation.read)
+    trace.actions.append(Action(trace.steps, name, arguments, observation.output,
+                                observation.exit_code, time.monotonic() - started))
+    return observation.output

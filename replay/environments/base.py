@@ -1,0 +1,79 @@
+"""The Environment and Backend protocols every backend implements, and what they return."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from replay.environments.recipes import Recipe
+    from replay.environments.snapshots import Snapshot
+    from replay.instances.records import Instance
+
+DEFAULT_OUTPUT_LIMIT = 100_000
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """What one command did. A failed command is data, not an exception."""
+
+    command: str
+    exit_code: int
+    output: str
+    duration: float
+    timed_out: bool = False
+    truncated: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+
+class Environment(Protocol):
+    """An instance's repository at `workdir` (always /testbed) and the interpreter to run it.
+
+    `exec` runs a bash command in `workdir` with no network unless `network` is set (only the
+    environment's own install steps set it). Output is stdout and stderr merged, capped to
+    `output_limit` characters keeping head and tail. On timeout the whole process group is
+    killed. Raises `EnvironmentFault` when the environment itself is broken.
+    """
+
+    workdir: str
+
+    def exec(self, command: str, timeout: float = 120.0, network: bool = False,
+             env: dict[str, str] | None = None,
+             output_limit: int = DEFAULT_OUTPUT_LIMIT) -> ExecResult: ...
+
+    def read_file(self, path: str) -> bytes: ...
+
+    def write_file(self, path: str, data: bytes) -> None: ...
+
+    def snapshot(self) -> Snapshot: ...
+
+    def restore(self, snapshot: Snapshot) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Backend(Protocol):
+    """Builds environments: `start` gives an instance's environment, warm when it can be.
+
+    `slot` k > 0 is a separate copy, so that k workers can run cells of one instance at once.
+    `close` releases what the backend holds (the docker backend's containers).
+    """
+
+    name: str
+
+    def start(self, instance: Instance, recipe: Recipe, rebuild: bool = False,
+              slot: int = 0) -> Environment: ...
+
+    def close(self) -> None: ...
+
+
+def cap_output(text: str, limit: int) -> tuple[str, bool]:
+    """Keep the head and tail of `text` within `limit` characters; say whether it was cut."""
+    if len(text) <= limit:
+        return text, False
+    half = limit // 2
+    cut = len(text) - 2 * half
+    return f"{text[:half]}\n[... {cut} characters cut ...]\n{text[-half:]}", True

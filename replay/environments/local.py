@@ -1,0 +1,237 @@
+"""The `local` backend: an instance's tree and venv on this machine, seen at fixed paths.
+
+Every command runs in a private mount namespace (`unshare`, as root) where the instance's tree is
+bind-mounted at /testbed and its venv at /opt/replay-venv, so histories that name absolute paths
+mean the same thing in every run. Commands other than the environment's own install steps also get
+a new network namespace (loopback only), a read-only root and a private /tmp.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import json
+import logging
+import os
+import posixpath
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from replay.environments import snapshots
+from replay.environments.base import DEFAULT_OUTPUT_LIMIT, ExecResult, cap_output
+from replay.environments.interpreters import find_python, uv_binary
+from replay.environments.recipes import Recipe, recipe_variables
+from replay.environments.repos import prepare_repo
+from replay.errors import EnvironmentFault, InputError
+from replay.instances.records import Instance
+from replay.paths import TESTBED, home, network_variables
+
+log = logging.getLogger(__name__)
+
+VENV = "/opt/replay-venv"
+SETUP_FAILED = 222
+READY = "ready.json"
+NAMESPACE_SCRIPT = Path(__file__).with_name("namespace.sh")
+BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def check_isolation() -> None:
+    """The local backend needs root and `unshare`; say so in one line where it has neither."""
+    if os.geteuid() != 0:
+        raise InputError("the local backend needs root to give each instance /testbed and no "
+                         "network (unshare); run as root or use --backend docker")
+    if shutil.which("unshare") is None:
+        raise InputError("the local backend needs `unshare` (util-linux); install it")
+    for mountpoint in (TESTBED, VENV):
+        os.makedirs(mountpoint, exist_ok=True)
+
+
+class LocalEnvironment:
+    """One instance's environment on this machine (see the module docstring)."""
+
+    workdir = TESTBED
+
+    def __init__(self, root: Path, base_commit: str, variables: dict[str, str],
+                 unroutable: list[str]) -> None:
+        self.root = root
+        self.tree = root / "tree"
+        self.venv = root / "venv"
+        self.base_commit = base_commit
+        self.variables = variables
+        self.unroutable = unroutable
+
+    def exec(self, command: str, timeout: float = 120.0, network: bool = False,
+             env: dict[str, str] | None = None,
+             output_limit: int = DEFAULT_OUTPUT_LIMIT) -> ExecResult:
+        """Run `command` with bash in /testbed (see `Environment.exec`)."""
+        argv = ["unshare", "--mount", "--propagation", "private"]
+        if not network:
+            argv.append("--net")
+        argv += ["bash", "-c", _namespace_script()]
+        variables = {
+            **self._variables(network), **(env or {}),
+            "REPLAY_CMD": command, "REPLAY_TREE": str(self.tree), "REPLAY_VENV": str(self.venv),
+            "REPLAY_NET": "1" if network else "", "REPLAY_UNROUTABLE": " ".join(self.unroutable),
+        }
+        start = time.monotonic()
+        with tempfile.TemporaryFile() as sink:
+            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sink,
+                                       stderr=subprocess.STDOUT, env=variables,
+                                       start_new_session=True)
+            timed_out = False
+            try:
+                code = process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                os.killpg(process.pid, signal.SIGKILL)
+                code = process.wait()
+            text = _read_capped(sink, output_limit)
+        if code < 0:  # killed by a signal: report it as a shell (and docker) does, 128 + N
+            code = 128 - code
+        if code == SETUP_FAILED and "replay-namespace-setup-failed" in text:
+            raise EnvironmentFault(f"local environment {self.root.name}: {text.strip()[-300:]}")
+        output, truncated = cap_output(text, output_limit)
+        return ExecResult(command=command, exit_code=code, output=output,
+                          duration=time.monotonic() - start, timed_out=timed_out,
+                          truncated=truncated)
+
+    def _variables(self, network: bool) -> dict[str, str]:
+        variables = {
+            "PATH": f"{VENV}/bin:{BASE_PATH}", "VIRTUAL_ENV": VENV, "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8", "TERM": "dumb", "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+            "GIT_CONFIG_NOSYSTEM": "1",
+        }
+        if network:
+            variables |= {"HOME": str(self.root / "home"),
+                          "UV_CACHE_DIR": str(home() / "uv-cache"), **network_variables()}
+        else:
+            variables |= {"HOME": "/tmp", "PIP_NO_INDEX": "1", "UV_OFFLINE": "1"}
+        return {**variables, **self.variables}
+
+    def host_path(self, path: str) -> Path | None:
+        """Where a path inside the environment lives on this machine, if it is ours."""
+        path = posixpath.normpath(posixpath.join(self.workdir, path))
+        for inside, outside in ((TESTBED, self.tree), (VENV, self.venv)):
+            if path == inside or path.startswith(inside + "/"):
+                return outside / posixpath.relpath(path, inside)
+        return None
+
+    def read_file(self, path: str) -> bytes:
+        """Bytes of a file in the tree or venv. Raises FileNotFoundError otherwise."""
+        target = self.host_path(path)
+        if target is None or not target.is_file():
+            raise FileNotFoundError(path)
+        return target.read_bytes()
+
+    def write_file(self, path: str, data: bytes) -> None:
+        """Write a file in the tree or venv, creating folders. Raises PermissionError elsewhere."""
+        target = self.host_path(path)
+        if target is None:
+            raise PermissionError(f"{path} is outside the environment ({TESTBED}, {VENV})")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+    def snapshot(self) -> snapshots.Snapshot:
+        return snapshots.capture(self, self.base_commit)
+
+    def restore(self, snapshot: snapshots.Snapshot) -> None:
+        snapshots.restore(self, snapshot)
+
+    def close(self) -> None:
+        """Nothing runs between commands; the tree and venv stay for the next cell."""
+
+
+@functools.cache
+def _namespace_script() -> str:
+    return NAMESPACE_SCRIPT.read_text()
+
+
+def _same_build(built: Path, copy: Path) -> bool:
+    """Whether `copy` is a finished copy of the current build at `built`."""
+    marker = copy / READY
+    return marker.is_file() and marker.read_bytes() == (built / READY).read_bytes()
+
+
+def _read_capped(sink: object, limit: int) -> str:
+    """Read the head and tail of a command's output file without loading a huge one whole."""
+    size = sink.tell()  # type: ignore[attr-defined]
+    sink.seek(0)  # type: ignore[attr-defined]
+    if size <= 4 * limit:
+        return sink.read().decode("utf-8", "replace")  # type: ignore[attr-defined]
+    head = sink.read(2 * limit)  # type: ignore[attr-defined]
+    sink.seek(size - 2 * limit)  # type: ignore[attr-defined]
+    tail = sink.read()  # type: ignore[attr-defined]
+    return (head + b"\n[...]\n" + tail).decode("utf-8", "replace")
+
+
+class LocalBackend:
+    """Builds local environments once per instance and recipe, and reuses them warm."""
+
+    name = "local"
+
+    def __init__(self, root: Path | None = None, mirrors: Path | None = None) -> None:
+        self.root = root or home() / "envs"
+        self.mirrors = mirrors
+
+    def start(self, instance: Instance, recipe: Recipe, rebuild: bool = False,
+              slot: int = 0) -> LocalEnvironment:
+        """The instance's environment, built now unless a finished build can be reused.
+
+        Slot 0 is the build itself; slot k > 0 is a copy of it, so that k workers can run cells
+        of one instance at once. Builds and copies are serialized by a lock file.
+        """
+        check_isolation()
+        built = self.root / f"{instance.instance_id}-{recipe.digest()}"
+        built.parent.mkdir(parents=True, exist_ok=True)
+        with open(built.with_name(built.name + ".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if rebuild or not (built / READY).is_file():
+                self._build(built, instance, recipe)
+            root = built if slot == 0 else built.with_name(f"{built.name}.slot{slot}")
+            if slot and (rebuild or not _same_build(built, root)):
+                shutil.rmtree(root, ignore_errors=True)
+                subprocess.run(["cp", "-a", str(built), str(root)], check=True)
+        variables = json.loads((root / READY).read_text())["variables"]
+        return self._environment(root, instance, recipe, variables)
+
+    def close(self) -> None:
+        """Nothing to release: environments stay built and warm on disk for the next run."""
+
+    def _build(self, root: Path, instance: Instance, recipe: Recipe) -> None:
+        python = find_python(recipe.python)
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir(parents=True)
+        prepare_repo(instance, root / "tree", self.mirrors)
+        variables = recipe_variables(recipe, instance, self.mirrors)
+        environment = self._environment(root, instance, recipe, variables)
+        seconds = self._install(environment, recipe, python)
+        (root / READY).write_text(json.dumps({
+            "variables": variables, "python": str(python), "install_seconds": round(seconds, 2),
+            "built_at": time.time()}))
+
+    def _environment(self, root: Path, instance: Instance, recipe: Recipe,
+                     variables: dict[str, str]) -> LocalEnvironment:
+        return LocalEnvironment(root, instance.base_commit, variables, recipe.unroutable)
+
+
+    def _install(self, environment: LocalEnvironment, recipe: Recipe, python: Path) -> float:
+        start = time.monotonic()
+        environment.venv.mkdir()
+        uv = uv_binary()
+        steps = [f"{uv} venv -q --seed -p {python} {VENV}"]
+        if recipe.packages:
+            quoted = " ".join(shlex.quote(package) for package in recipe.packages)
+            steps.append(f"{uv} pip install -q --python {VENV}/bin/python {quoted}")
+        if recipe.install:
+            steps.append(recipe.install)
+        for step in steps:
+            result = environment.exec(step, timeout=1800, network=True)
+            if not result.ok:
+                raise EnvironmentFault(f"environment install step failed (exit "
+                                       f"{result.exit_code}): {step}\n{result.output[-2000:]}")
+        return time.monotonic() - start

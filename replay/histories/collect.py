@@ -1,0 +1,125 @@
+"""Phase A collection: run the agent from the start of the task and keep the tree after every step.
+
+The agent is the project's own (`run_agent` with `task_messages` and the same tools as the
+continuation agent). After each step the working tree is snapshotted (a diff, cheap), so every
+step can later become a boundary without running anything again. The final tree is graded, so
+each history knows whether its trajectory went on to resolve the instance.
+
+A trajectory is identified by the instance, its task messages, the agent (model and settings)
+and the sample index; once stored it is returned again without any model call or command.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+
+from replay.agent.loop import AgentConfig, Trace, run_agent, task_messages
+from replay.environments import snapshots
+from replay.environments.base import Backend, Environment
+from replay.environments.recipes import load_recipe
+from replay.errors import HarnessError
+from replay.histories.trajectories import (
+    Step,
+    Trajectory,
+    content_key,
+    keep,
+    load_trajectory,
+    record_step,
+    set_context_tokens,
+)
+from replay.instances.records import Instance
+from replay.judge.testrun import run_tests
+from replay.models.types import Model
+from replay.paths import TESTBED
+from replay.store import Store
+
+
+@dataclass
+class Collected:
+    """One instance's collection: the trajectory, or the harness fault that stopped it."""
+
+    instance_id: str
+    trajectory: Trajectory | None
+    error: str | None = None
+    reused: bool = False
+
+
+def collection_key(instance: Instance, agent_id: str, config: AgentConfig,
+                   seed_index: int) -> str:
+    """The identity of a collected trajectory (see the module docstring)."""
+    return content_key({
+        "kind": "collected", "instance": instance.instance_id,
+        "base_commit": instance.base_commit,
+        "messages": task_messages(instance.problem_statement, TESTBED), "agent": agent_id,
+        "config": asdict(config), "seed_index": seed_index})
+
+
+def is_collected(store: Store, instance: Instance, agent_id: str, config: AgentConfig,
+                 seed_index: int = 0) -> bool:
+    """Whether the store already holds this collection (so it needs no model)."""
+    key = collection_key(instance, agent_id, config, seed_index)
+    return load_trajectory(store, key) is not None
+
+
+class _StepRecorder:
+    """The `on_step` hook: the tree and the request's input tokens after every step."""
+
+    def __init__(self, env: Environment, base: bytes) -> None:
+        self.env = env
+        self.previous_diff = base
+        self.previous_tokens = 0
+        self.requests: list[int] = []
+        self.steps: list[Step] = []
+
+    def __call__(self, trace: Trace) -> None:
+        self.requests.append(trace.input_tokens - self.previous_tokens)
+        self.previous_tokens = trace.input_tokens
+        step = record_step(self.env, len(trace.messages), self.previous_diff)
+        self.steps.append(step)
+        self.previous_diff = step.diff
+
+    def finish(self, messages: list) -> list[Step]:
+        """The steps, with their context tokens set."""
+        set_context_tokens(self.steps, self.requests, messages)
+        return self.steps
+
+
+def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent_id: str,
+                       model_name: str, config: AgentConfig, store: Store,
+                       seed_index: int = 0) -> Collected:
+    """Collect (or find already collected) one instance's trajectory and keep it in the store.
+
+    The instance's environment is started only when the trajectory is not stored yet. A harness
+    fault (model API after its retries, a broken environment) leaves nothing stored and is
+    returned as the `error` of the result.
+    """
+    key = collection_key(instance, agent_id, config, seed_index)
+    kept = load_trajectory(store, key)
+    if kept is not None:
+        return Collected(instance.instance_id, kept, reused=True)
+    folder = store.artifact_path("trajectories", key[:24])
+    try:
+        recipe = load_recipe(instance)
+        env = backend.start(instance, recipe)
+        base = snapshots.at_base(env, instance.base_commit)
+        env.restore(base)
+        recorder = _StepRecorder(env, base.diff)
+        messages = task_messages(instance.problem_statement, TESTBED)
+        trace = run_agent(model, env, messages, config, folder / "trace.json", seed_index,
+                          on_step=recorder)
+        if trace.exit_reason == "error":
+            return Collected(instance.instance_id, None, trace.error)
+        grade = run_tests(env, instance, recipe, folder / "tests.log")
+    except HarnessError as exc:
+        return Collected(instance.instance_id, None, f"{type(exc).__name__}: {exc}")
+    first_request = recorder.requests[0] if recorder.requests else 0
+    trajectory = Trajectory(
+        key=key, instance_id=instance.instance_id, base_commit=instance.base_commit,
+        model=model_name, source="collected", messages=trace.messages,
+        opening_tokens=first_request, steps=recorder.finish(trace.messages),
+        exit_reason=trace.exit_reason, resolved=grade.resolved)
+    store.write_artifact(json.dumps(grade.to_dict(), indent=1).encode(), "trajectories",
+                         key[:24], "grade.json")
+    keep(store, (), [trajectory])
+    return Collected(instance.instance_id, trajectory)

@@ -1,0 +1,185 @@
+"""Import: execute a recorded trajectory's actions once, compare outputs, keep the trees.
+
+The actions run in order in a fresh environment of the instance (reset to its base commit), and
+the tree is snapshotted after every step, as a collection does, so any step can become the
+boundary. Each output is compared with the recorded one (trailing spaces and durations aside);
+where they differ, the divergence is reported with the trajectory and kept with its histories.
+The result is frozen: importing the same trajectory again finds it in the store, and PRE and POST
+only restore its snapshots.
+"""
+
+from __future__ import annotations
+
+import copy
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from replay.agent.tools import ToolError, run_tool
+from replay.environments import snapshots
+from replay.environments.base import Backend, Environment
+from replay.environments.recipes import Recipe, load_recipe
+from replay.errors import InputError
+from replay.histories.boundaries import Rule, StepMark, cut
+from replay.histories.importers import name_hint, read_trajectory
+from replay.histories.importers.recorded import Recorded, RecordedAction, compare
+from replay.histories.records import History
+from replay.histories.trajectories import (
+    Step,
+    Trajectory,
+    content_key,
+    estimate_tokens,
+    keep,
+    load_trajectory,
+    record_step,
+    set_context_tokens,
+)
+from replay.instances.records import Instance
+from replay.judge.testrun import run_tests
+from replay.store import Store
+
+COMMAND_TIMEOUT = 120.0
+OUTPUT_LIMIT = 1_000_000
+
+
+@dataclass
+class Imported:
+    """One imported file: its trajectory and the histories cut from it."""
+
+    path: Path
+    format: str
+    trajectory: Trajectory
+    histories: list[History]
+    reused: bool
+
+
+def import_key(recorded: Recorded, instance: Instance) -> str:
+    """The identity of an imported trajectory: its format, instance, model and messages."""
+    return content_key({"kind": "imported", "format": recorded.format,
+                        "instance": instance.instance_id, "base_commit": instance.base_commit,
+                        "model": recorded.model, "messages": recorded.messages})
+
+
+def import_files(paths: Sequence[Path], rules: Sequence[Rule], instances: Sequence[Instance],
+                 backend: Backend, store: Store, fmt: str = "auto",
+                 instance_id: str | None = None) -> tuple[list[Imported], set[str]]:
+    """Import trajectory files and cut `rules` from each; return them and the new history ids.
+
+    Every file is read and checked first and every boundary cut before anything is stored, so
+    bad input (a corrupt file, another instance, a boundary past the end) leaves no trace.
+    """
+    by_id = {instance.instance_id: instance for instance in instances}
+    recorded = [read_trajectory(path, fmt) for path in paths]
+    chosen = [_instance(path, r, instance_id, by_id) for path, r in zip(paths, recorded,
+                                                                        strict=True)]
+    for path, trajectory in zip(paths, recorded, strict=True):
+        _precheck(path, trajectory, rules)
+    with tempfile.TemporaryDirectory(prefix="replay-import-") as scratch:
+        imported = [_import_one(path, trajectory, instance, backend, store, rules,
+                                Path(scratch))
+                    for path, trajectory, instance in zip(paths, recorded, chosen, strict=True)]
+        for item in imported:
+            item.histories = [item.trajectory.history(rule) for rule in rules]
+        for item in imported:
+            log = Path(scratch) / f"{item.trajectory.key}.log"
+            if log.is_file():
+                store.write_artifact(log.read_bytes(), "trajectories",
+                                     item.trajectory.key[:24], "tests.log")
+    fresh = keep(store, [h for item in imported for h in item.histories],
+                 [item.trajectory for item in imported if not item.reused])
+    return imported, fresh
+
+
+def _import_one(path: Path, recorded: Recorded, instance: Instance, backend: Backend,
+                store: Store, rules: Sequence[Rule], scratch: Path) -> Imported:
+    """The stored trajectory of this file, or a new one built by executing it once."""
+    key = import_key(recorded, instance)
+    kept = load_trajectory(store, key)
+    if kept is not None:
+        return Imported(path, recorded.format, kept, [], reused=True)
+    recipe = load_recipe(instance)
+    env = backend.start(instance, recipe)
+    built = rebuild(recorded, instance, env, recipe, key,
+                    f"imported {recorded.format} {path.name}", scratch / f"{key}.log", rules)
+    return Imported(path, recorded.format, built, [], reused=False)
+
+
+def _instance(path: Path, recorded: Recorded, wanted: str | None,
+              by_id: dict[str, Instance]) -> Instance:
+    named = recorded.instance_id
+    if named and wanted and named != wanted:
+        raise InputError(f"{path}: a trajectory of {named}, not of {wanted}")
+    ident = named or wanted or name_hint(path)
+    if ident not in by_id:
+        how = "" if named or wanted else " (taken from the file name; pass --instance)"
+        raise InputError(f"{path}: unknown instance {ident!r}{how} in the chosen suite or "
+                         "dataset")
+    return by_id[ident]
+
+
+def _precheck(path: Path, recorded: Recorded, rules: Sequence[Rule]) -> None:
+    """Refuse before executing anything a rule that needs only the number of steps."""
+    marks = [StepMark(0)] * len(recorded.steps)
+    for rule in rules:
+        if rule.kind in ("steps", "fraction"):
+            try:
+                cut(rule, marks, 0)
+            except InputError as exc:
+                raise InputError(f"{path}: {exc}") from None
+
+
+def rebuild(recorded: Recorded, instance: Instance, env: Environment, recipe: Recipe,
+            key: str, source: str, log_path: Path, rules: Sequence[Rule] = ()) -> Trajectory:
+    """Execute the recorded actions once, snapshotting after each step, and grade the end.
+
+    `rules` are cut once the trees are known and before the tests run, so a boundary that
+    lands past the end is reported without waiting for them.
+    """
+    base = snapshots.at_base(env, instance.base_commit)
+    env.restore(base)
+    messages = copy.deepcopy(recorded.messages)
+    steps: list[Step] = []
+    previous = base.diff
+    for number, step in enumerate(recorded.steps, start=1):
+        notes = [_run(env, action, messages, number) for action in step.actions]
+        steps.append(record_step(env, step.end, previous, [note for note in notes if note]))
+        previous = steps[-1].diff
+    opening = _set_tokens(recorded, messages, steps)
+    trajectory = Trajectory(key=key, instance_id=instance.instance_id,
+                            base_commit=instance.base_commit, model=recorded.model,
+                            source=source, messages=messages, opening_tokens=opening,
+                            steps=steps, exit_reason="imported", resolved=None)
+    for rule in rules:
+        trajectory.history(rule)
+    trajectory.resolved = run_tests(env, instance, recipe, log_path).resolved
+    return trajectory
+
+
+def _run(env: Environment, action: RecordedAction, messages: list, step: int) -> str | None:
+    """Execute one action; a line saying how it diverged from the record, or None."""
+    if action.tool == "finish":
+        return None
+    if action.raw and action.tool == "bash":
+        result = env.exec(str(action.arguments.get("command", "")), timeout=COMMAND_TIMEOUT,
+                          output_limit=OUTPUT_LIMIT)
+        output, code = result.output, result.exit_code
+    else:
+        code = None
+        try:
+            output = run_tool(env, action.tool, action.arguments, COMMAND_TIMEOUT).output
+        except ToolError as exc:
+            output = f"error: {exc}"
+    if action.expected.text is None:
+        messages[action.message_index]["content"] = output
+        return f"step {step}: {action.describe()}: no output was recorded; the executed " \
+               "output fills its tool message"
+    reason = compare(action.expected, output, code)
+    return f"step {step}: {action.describe()}: {reason}" if reason else None
+
+
+def _set_tokens(recorded: Recorded, messages: list, steps: list[Step]) -> int:
+    """Set each step's context tokens (the next request's, else estimated); the opening's."""
+    requests = [step.input_tokens for step in recorded.steps]
+    set_context_tokens(steps, requests, messages)
+    return requests[0] or estimate_tokens(messages[:recorded.opening])

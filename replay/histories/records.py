@@ -1,0 +1,214 @@
+"""Phase A histories: the messages up to a compaction boundary and the tree at that boundary.
+
+A history comes with an instance of the demo suite (`history.json` beside its repository), or is
+cut from a collected or imported trajectory and kept in the store: a row of the `histories`
+table and the files `histories/<id>/history.json` + `snapshot.diff` under the artifacts. Stored
+histories are content-addressed: the id is the sha256 of the messages, the snapshot fingerprint
+and the boundary rule, so cutting the same history again finds the one already there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from replay.environments.snapshots import Snapshot
+from replay.errors import InputError
+from replay.instances.records import Instance
+from replay.store import Store
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS histories (
+    id TEXT PRIMARY KEY,
+    instance_id TEXT NOT NULL,
+    trajectory TEXT NOT NULL,
+    model TEXT NOT NULL,
+    source TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    tokens INTEGER NOT NULL,
+    resolved INTEGER,
+    fingerprint TEXT NOT NULL,
+    path TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS histories_instance ON histories (instance_id, rule);
+"""
+HISTORY_FILE = "history.json"
+DIFF_FILE = "snapshot.diff"
+
+
+class History(BaseModel):
+    """Messages in OpenAI chat format (with tool calls), where they stop, and the tree there.
+
+    `boundary` holds the rule, the step and the token count at the boundary; `resolved` whether
+    the full trajectory went on to resolve the instance (None when unknown); `trajectory` the key
+    of the trajectory it was cut from; `divergences` the recorded outputs that differed from
+    execution when the trajectory was imported.
+    """
+
+    instance_id: str
+    messages: list[dict[str, Any]]
+    boundary: dict[str, Any] = {}
+    model: str = ""
+    source: str = ""
+    snapshot: Snapshot
+    resolved: bool | None = None
+    trajectory: str = ""
+    divergences: list[str] = []
+
+    def content_id(self) -> str:
+        """sha256 of the messages, the snapshot fingerprint and the boundary rule."""
+        content = {"messages": self.messages, "fingerprint": self.snapshot.fingerprint,
+                   "boundary": self.boundary.get("rule", "")}
+        text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def load_history_file(path: Path) -> History:
+    """Read a history.json whose snapshot diff is a file beside it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        snapshot = data["snapshot"]
+        diff_name = snapshot.pop("diff")
+        snapshot["diff"] = (path.parent / diff_name).read_bytes()
+        return History.model_validate(data)
+    except (OSError, KeyError, TypeError, json.JSONDecodeError, ValidationError) as exc:
+        raise InputError(f"{path}: not a valid history: {exc}".splitlines()[0]) from None
+
+
+def history_record(history: History) -> dict[str, Any]:
+    """The JSON of history.json: the history with its snapshot diff named, not inlined."""
+    data = history.model_dump(mode="json", exclude={"snapshot"})
+    data["snapshot"] = {"base_commit": history.snapshot.base_commit,
+                        "fingerprint": history.snapshot.fingerprint, "diff": DIFF_FILE}
+    return data
+
+
+def bundled_history(instance: Instance) -> History | None:
+    """The history that ships with an instance written in this project, if it has one."""
+    if instance.repo_files is None:
+        return None
+    path = instance.repo_files.parent / HISTORY_FILE
+    if not path.is_file():
+        return None
+    history = load_history_file(path)
+    if history.instance_id != instance.instance_id:
+        raise InputError(f"{path}: history is for {history.instance_id}, "
+                         f"not {instance.instance_id}")
+    return history
+
+
+def bundled_snapshot(instance: Instance) -> Snapshot | None:
+    """The snapshot of the instance's bundled history, if it has one (for validation)."""
+    history = bundled_history(instance)
+    return None if history is None else history.snapshot
+
+
+def ensure_tables(store: Store) -> None:
+    """Create the `histories` table if this store has none yet."""
+    store.db.executescript(SCHEMA)
+
+
+@contextmanager
+def transaction(store: Store) -> Iterator[sqlite3.Connection]:
+    """One write transaction on the store: all of its rows are written, or none."""
+    store.db.execute("BEGIN IMMEDIATE")
+    try:
+        yield store.db
+    except BaseException:
+        store.db.execute("ROLLBACK")
+        raise
+    store.db.execute("COMMIT")
+
+
+def write_history_files(store: Store, history: History) -> str:
+    """Write a history's files under the artifacts; return its path relative to them."""
+    folder = ("histories", history.content_id()[:24])
+    store.write_artifact(history.snapshot.diff, *folder, DIFF_FILE)
+    record = json.dumps(history_record(history), indent=1, ensure_ascii=False)
+    store.write_artifact(record.encode(), *folder, HISTORY_FILE)
+    return "/".join(folder)
+
+
+def record_history(db: sqlite3.Connection, history: History, path: str) -> None:
+    """Insert a history's row (inside the caller's transaction); an existing one stays."""
+    boundary = history.boundary
+    resolved = None if history.resolved is None else int(history.resolved)
+    db.execute("INSERT OR IGNORE INTO histories VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               (history.content_id(), history.instance_id, history.trajectory, history.model,
+                history.source, boundary.get("rule", ""), boundary.get("step", 0),
+                boundary.get("tokens", 0), resolved, history.snapshot.fingerprint, path,
+                time.time()))
+
+
+def has_history(store: Store, history_id: str) -> bool:
+    """Whether the store holds the history with this id."""
+    ensure_tables(store)
+    return store.db.execute("SELECT 1 FROM histories WHERE id=?",
+                            (history_id,)).fetchone() is not None
+
+
+def stored_histories(store: Store, instance_id: str | None = None,
+                     rule: str | None = None) -> list[dict[str, Any]]:
+    """Rows of stored histories, oldest first, narrowed by instance and rule."""
+    ensure_tables(store)
+    query = "SELECT * FROM histories WHERE 1=1"
+    parameters: list[str] = []
+    for column, value in (("instance_id", instance_id), ("rule", rule)):
+        if value is not None:
+            query += f" AND {column}=?"
+            parameters.append(value)
+    cursor = store.db.execute(query + " ORDER BY created_at, id", parameters)
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def load_stored(store: Store, row: dict[str, Any]) -> History:
+    """The history a `histories` row points to."""
+    return load_history_file(store.artifact_path(*row["path"].split("/"), HISTORY_FILE))
+
+
+def find_history(instance: Instance, *, store: Store | None = None,
+                 history_id: str | None = None, rule: str | None = None) -> History:
+    """The Phase A history to continue an instance from; a clear error when there is none.
+
+    With neither `history_id` nor `rule`, the history bundled with the instance comes first;
+    otherwise (and always with a store and an id or rule) the store's histories of the instance
+    are searched: an id (or a prefix of one) picks one, a rule narrows them, and more than one
+    match is refused with their ids rather than chosen silently.
+    """
+    if history_id is None and rule is None:
+        bundled = bundled_history(instance)
+        if bundled is not None:
+            return bundled
+    if store is None:
+        raise InputError(f"instance {instance.instance_id} has no Phase A history "
+                         "(the demo suite ships one per instance; `replay collect` or "
+                         "`replay import` make others)")
+    rows = stored_histories(store, instance.instance_id, rule)
+    if history_id is not None:
+        rows = [row for row in rows if row["id"].startswith(history_id)]
+    return load_stored(store, _one(instance, rows, history_id, rule))
+
+
+def _one(instance: Instance, rows: Sequence[dict[str, Any]], history_id: str | None,
+         rule: str | None) -> dict[str, Any]:
+    wanted = " and ".join(part for part in (
+        f"id {history_id}" if history_id else "", f"rule {rule}" if rule else "") if part)
+    what = f"instance {instance.instance_id}" + (f" with {wanted}" if wanted else "")
+    if not rows:
+        raise InputError(f"no stored Phase A history for {what} "
+                         "(make one with `replay collect` or `replay import`)")
+    if len(rows) > 1:
+        ids = ", ".join(f"{row['id'][:12]} ({row['rule']}, {row['model']})" for row in rows)
+        raise InputError(f"{len(rows)} stored histories for {what}: {ids}; choose one by id")
+    return rows[0]

@@ -1,0 +1,1 @@
+"""Stage 1, instances: SWE-bench records, their loaders and suites, and selection."""

@@ -1,0 +1,101 @@
+"""Run an instance's tests in the environment the agent used."""
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from replay.environments.base import Environment
+from replay.environments.recipes import Recipe
+from replay.errors import InputError
+from replay.instances.records import Instance
+from replay.judge.grading import (
+    APPLY_FAILED,
+    END,
+    EXIT_CODE,
+    START,
+    TIMED_OUT,
+    Grade,
+    grade_log,
+    patch_files,
+)
+
+TEST_PATCH_PATH = ".git/replay-test.patch"
+
+
+DEFAULT_TEST_TIMEOUT = 1800.0
+
+
+def row_test_command(instance: Instance) -> str | None:
+    """The test command in the row's eval_script, between the output markers, if it has one."""
+    lines = instance.eval_script.splitlines()
+    try:
+        start = lines.index(f": '{START}'")
+        end = lines.index(f": '{END}'")
+    except ValueError:
+        return None
+    return "\n".join(lines[start + 1:end])
+
+
+def test_targets(instance: Instance) -> str:
+    """What `{test_files}` stands for in a recipe's test command.
+
+    The test targets the row's own command names after ` -- ` (as sphinx's tox commands do),
+    else the files test_patch touches.
+    """
+    own = row_test_command(instance)
+    if own and " -- " in own:
+        return own.split(" -- ", 1)[1].strip()
+    return " ".join(shlex.quote(name) for name in patch_files(instance.test_patch).all)
+
+
+def resolve_test_command(instance: Instance, recipe: Recipe) -> str:
+    """The recipe's test command, else the one in the row's eval_script between the markers."""
+    if recipe.test_cmd:
+        return recipe.test_cmd.replace("{test_files}", test_targets(instance))
+    own = row_test_command(instance)
+    if own is None:
+        raise InputError(f"instance {instance.instance_id}: no test command in its eval_script "
+                         f"and none in the recipe for {instance.repo} {instance.version}")
+    return own
+
+
+def eval_script(instance: Instance, recipe: Recipe) -> str:
+    """The shell script the judge runs in /testbed: reinstall, apply test_patch, test, revert."""
+    files = patch_files(instance.test_patch)
+    base = shlex.quote(instance.base_commit)
+    existing = " ".join(shlex.quote(name) for name in files.existing)
+    created = " ".join(shlex.quote(name) for name in files.created)
+    reset = []
+    if existing:
+        reset.append(f"git checkout -q {base} -- {existing}")
+    if created:
+        reset.append(f"rm -f {created}")
+    lines = [recipe.reinstall or ":", *reset,
+             f"git apply -v {TEST_PATCH_PATH} || {{ echo '{APPLY_FAILED}'; exit 1; }}",
+             f"echo '{START}'", resolve_test_command(instance, recipe), "rc=$?", f"echo '{END}'",
+             f'echo "{EXIT_CODE}: $rc"', *reset]
+    return "\n".join(lines) + "\n"
+
+
+def run_tests(env: Environment, instance: Instance, recipe: Recipe, log_path: Path,
+              timeout: float = DEFAULT_TEST_TIMEOUT) -> Grade:
+    """Run the instance's tests on the environment's current tree, save the log, and grade it.
+
+    The files test_patch touches are reset to the base commit before the patch is applied and
+    again after the run; every other file stays as the agent left it.
+    Raises `EnvironmentFault` when the environment cannot run the script at all.
+    """
+    env.write_file(f"{env.workdir}/{TEST_PATCH_PATH}", instance.test_patch.encode())
+    result = env.exec(eval_script(instance, recipe), timeout=timeout,
+                      output_limit=5_000_000)
+    text = result.output + (f"\n{TIMED_OUT}\n" if result.timed_out else "")
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    partial = log_path.with_suffix(log_path.suffix + ".partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(log_path)
+    grade = grade_log(instance, text)
+    grade.log_path = str(log_path)
+    grade.duration = result.duration
+    grade.timed_out = result.timed_out
+    return grade
+

@@ -1,0 +1,151 @@
+"""Protocol step 2: check an instance before any model is called.
+
+An instance is `valid` when the base commit with test_patch fails FAIL_TO_PASS (a real repair),
+the gold patch resolves it (FAIL_TO_PASS pass, PASS_TO_PASS stay passing), and restoring a snapshot
+twice gives the identical tree. Otherwise it is `excluded`, with its reasons. A fault of the
+harness makes it `error`, never `excluded`.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from replay.environments import snapshots
+from replay.environments.base import Backend, Environment
+from replay.environments.recipes import Recipe, load_recipe
+from replay.errors import HarnessError, InputError
+from replay.instances.records import Instance
+from replay.judge.grading import Grade
+from replay.judge.testrun import run_tests
+from replay.store import Store
+
+GOLD_PATCH_PATH = ".git/replay-gold.patch"
+PROBE_FILE = ".replay-restore-probe"
+
+
+@dataclass
+class Validation:
+    """The verdict on one instance."""
+
+    instance_id: str
+    status: str
+    reasons: list[str] = field(default_factory=list)
+    checks: dict[str, Any] = field(default_factory=dict)
+
+
+def apply_patch(env: Environment, patch: str, what: str, instance: Instance) -> None:
+    """Apply a patch to the tree; a patch that does not apply is bad input."""
+    env.write_file(f"{env.workdir}/{GOLD_PATCH_PATH}", patch.encode())
+    result = env.exec(f"git apply --whitespace=nowarn {GOLD_PATCH_PATH}", timeout=120)
+    if not result.ok:
+        reason = result.output.strip().splitlines()[0] if result.output.strip() else "git apply"
+        raise InputError(f"instance {instance.instance_id}: {what} does not apply: {reason}")
+
+
+def _summary(grade: Grade) -> dict[str, Any]:
+    return {"resolved": grade.resolved, "status": grade.status, "tests_ran": grade.tests_ran,
+            "fail_to_pass": grade.fail_to_pass, "pass_to_pass": grade.pass_to_pass,
+            "log": grade.log_path, "seconds": round(grade.duration, 2)}
+
+
+def check_restore(env: Environment, snapshot: snapshots.Snapshot) -> tuple[bool, str]:
+    """Restore the snapshot twice; both trees must carry its fingerprint."""
+    seen = []
+    for _ in range(2):
+        try:
+            env.restore(snapshot)
+        except snapshots.SnapshotMismatch as exc:
+            return False, str(exc)
+        seen.append(snapshots.fingerprint(env, snapshot.base_commit))
+    if seen[0] != seen[1] or seen[0] != snapshot.fingerprint:
+        return False, f"restores gave trees {seen[0][:12]} and {seen[1][:12]}"
+    return True, ""
+
+
+def validate_instance(instance: Instance, backend: Backend, store: Store,
+                      rebuild: bool = False,
+                      boundary: snapshots.Snapshot | None = None) -> Validation:
+    """Run the three checks on one instance and record the verdict in the store.
+
+    The restore check restores `boundary` (the snapshot of the instance's history) twice, or
+    a snapshot of a probe file when the instance has none.
+    """
+    recipe = load_recipe(instance)
+    timings: dict[str, float] = {}
+    started = time.monotonic()
+    try:
+        env = backend.start(instance, recipe, rebuild=rebuild)
+        timings["environment"] = time.monotonic() - started
+        validation = _check(instance, recipe, env, store, timings, boundary)
+    except HarnessError as exc:
+        validation = Validation(instance.instance_id, "error", [f"harness fault: {exc}"])
+    validation.checks["seconds"] = {k: round(v, 2) for k, v in timings.items()}
+    store.record_validation(instance.instance_id, backend.name, validation.status,
+                            validation.reasons, validation.checks)
+    return validation
+
+
+def _check(instance: Instance, recipe: Recipe, env: Environment, store: Store,
+           timings: dict[str, float], boundary: snapshots.Snapshot | None) -> Validation:
+    logs = ("validate", instance.instance_id)
+    base = snapshots.at_base(env, instance.base_commit)
+
+    mark = time.monotonic()
+    env.restore(base)
+    before = run_tests(env, instance, recipe, store.artifact_path(*logs, "test_patch_only.log"))
+    timings["tests_without_fix"] = time.monotonic() - mark
+
+    mark = time.monotonic()
+    env.restore(base)
+    apply_patch(env, instance.patch, "gold patch", instance)
+    after = run_tests(env, instance, recipe, store.artifact_path(*logs, "gold.log"))
+    timings["tests_with_gold"] = time.monotonic() - mark
+
+    if boundary is not None:
+        snapshot = boundary
+    else:
+        env.exec(f"echo probe > {shlex.quote(PROBE_FILE)}")
+        snapshot = env.snapshot()
+    mark = time.monotonic()
+    identical, why = check_restore(env, snapshot)
+    timings["restore_twice"] = time.monotonic() - mark
+    env.restore(base)
+
+    reasons = []
+    passing_before = before.fail_to_pass.get("success", [])
+    if passing_before:
+        reasons.append(f"not a real repair: {len(passing_before)} FAIL_TO_PASS test(s) pass "
+                       f"without the fix, e.g. {passing_before[0]}")
+    if not after.resolved:
+        failing = after.fail_to_pass.get("failure", []) + after.pass_to_pass.get("failure", [])
+        example = f", e.g. {failing[0]}" if failing else ""
+        reasons.append(f"not solvable: the gold patch leaves {len(failing)} test(s) "
+                       f"failing{example}" if after.tests_ran else
+                       "not solvable: the tests did not run with the gold patch")
+    if not identical:
+        reasons.append(f"restore is not reproducible: {why}")
+    checks = {"real_repair": not passing_before, "solvable": after.resolved,
+              "restore_identical": identical, "without_fix": _summary(before),
+              "with_gold": _summary(after), "snapshot": snapshot.fingerprint}
+    return Validation(instance.instance_id, "excluded" if reasons else "valid", reasons, checks)
+
+
+def preflight(instances: Iterable[Instance]) -> None:
+    """Check what needs no environment first (recipes, interpreters), so bad input costs nothing."""
+    from replay.environments.interpreters import find_python
+
+    for version in sorted({load_recipe(instance).python for instance in instances}):
+        find_python(version)
+
+
+def validate_all(instances: Iterable[Instance], backend: Backend, store: Store,
+                 boundary: Callable[[Instance], snapshots.Snapshot | None],
+                 rebuild: bool = False) -> Iterator[Validation]:
+    """Validate instances one by one, yielding each verdict once it is recorded; `boundary`
+    gives an instance's history snapshot (see `validate_instance`)."""
+    for instance in instances:
+        yield validate_instance(instance, backend, store, rebuild, boundary(instance))

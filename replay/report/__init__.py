@@ -1,0 +1,1 @@
+"""Stage 9, report: tables of a run, exports and the heatmap."""

@@ -1,0 +1,166 @@
+"""Reports of a run: outcome grid, damage rates, prompt table, diagnostics."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from replay.compaction.summarize import parse_summarizer
+from replay.store import Store
+from replay.sweep.labels import PRE_PASS, Outcome, outcomes, validations
+from replay.sweep.plan import CellId, CellResult, Plan, load_cells, require_run
+
+CODES = {"preserved": "P", "damaged": "D", "rescued": "R", "unsolved": "U", "excluded": "X",
+         "unevaluated": "-", "error": "E"}
+
+
+MARKS = {"stable": "!", "seed-variable": "~", "pending": "?"}
+
+
+STYLES = {"preserved": "green", "damaged": "bold red", "rescued": "cyan", "unsolved": "yellow",
+          "excluded": "dim", "unevaluated": "dim", "error": "magenta"}
+
+
+DIAGNOSTICS = ("instance", "arm", "summarizer", "seed", "result", "steps", "actions", "exit",
+               "repeated_reads", "tests_run", "files_edited", "summary_files", "summary_tokens")
+
+
+@dataclass
+class Rate:
+    """Task damage of one summarizer: damaged / PRE-pass, with the confirmation counts."""
+
+    summarizer: str
+    pre_pass: int = 0
+    damaged: int = 0
+    stable: int = 0
+    seed_variable: int = 0
+    unconfirmed: int = 0
+
+    @property
+    def rate(self) -> float | None:
+        return self.damaged / self.pre_pass if self.pre_pass else None
+
+
+@dataclass
+class PromptRow:
+    """POST passes out of the PRE-pass pairs of every summarizer using one prompt."""
+
+    prompt: str
+    summarizers: list[str] = field(default_factory=list)
+    pre_pass: int = 0
+    post_pass: int = 0
+
+
+@dataclass
+class Report:
+    """Everything the report shows, computed from the store."""
+
+    run: str
+    plan: Plan
+    outcomes: dict[tuple[str, str], Outcome]
+    cells: dict[CellId, CellResult]
+    rates: list[Rate]
+    prompts: list[PromptRow]
+
+
+def build(store: Store, run: str) -> Report:
+    """The report of run `run` as the store holds it now."""
+    plan = require_run(store, run)
+    cells = load_cells(store, run)
+    found = outcomes(plan, cells, validations(store, plan))
+    rates = {summarizer: Rate(summarizer) for summarizer in plan.summarizers}
+    prompts: dict[str, PromptRow] = {}
+    for (_, summarizer), outcome in found.items():
+        name = parse_summarizer(summarizer)
+        row = prompts.setdefault(name.prompt or name.name, PromptRow(name.prompt or name.name))
+        if summarizer not in row.summarizers:
+            row.summarizers.append(summarizer)
+        if outcome.label not in PRE_PASS:
+            continue
+        rate = rates[summarizer]
+        rate.pre_pass += 1
+        row.pre_pass += 1
+        row.post_pass += outcome.label == "preserved"
+        if outcome.label == "damaged":
+            rate.damaged += 1
+            rate.stable += outcome.confirmation == "stable"
+            rate.seed_variable += outcome.confirmation == "seed-variable"
+            rate.unconfirmed += outcome.confirmation in (None, "pending")
+    return Report(run, plan, found, cells, list(rates.values()), list(prompts.values()))
+
+
+def code(outcome: Outcome) -> str:
+    """The grid code of an outcome (see the module docstring)."""
+    mark = MARKS.get(outcome.confirmation or "", "") if outcome.label == "damaged" else ""
+    return CODES[outcome.label] + mark
+
+
+def _fraction(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.1f}%)" if whole else f"{part}/0"
+
+
+def diagnostics(report: Report) -> list[dict[str, Any]]:
+    """One row per cell: what the continuation did and what its summary kept."""
+    rows = []
+    for cell in sorted(report.cells):
+        result = report.cells[cell]
+        found = result.diagnostics
+        summary = found.get("summary") or {}
+        verdict = "error" if result.status == "error" else ("pass" if result.passed else "fail")
+        rows.append({
+            "instance": cell.instance_id, "arm": cell.arm, "summarizer": cell.summarizer,
+            "seed": cell.seed_index, "result": verdict, "steps": found.get("steps"),
+            "actions": found.get("actions"), "exit": found.get("exit_reason"),
+            "repeated_reads": found.get("repeated_reads"), "tests_run": found.get("tests_run"),
+            "files_edited": len(found.get("files_edited") or []),
+            "summary_files": "/".join(map(str, summary["target_files"])) if summary else "",
+            "summary_tokens": "/".join(map(str, summary["gold_tokens"])) if summary else "",
+            "error": result.error or "",
+        })
+    return rows
+
+
+def grid_table(report: Report) -> Table:
+    """The outcome grid: instances down, summarizers across."""
+    table = Table(title=f"outcomes of run {report.run}")
+    table.add_column("instance")
+    for summarizer in report.plan.summarizers:
+        table.add_column(summarizer, justify="center")
+    for instance in report.plan.instances:
+        cells = []
+        for summarizer in report.plan.summarizers:
+            outcome = report.outcomes[(instance, summarizer)]
+            cells.append(f"[{STYLES[outcome.label]}]{code(outcome)}[/]")
+        table.add_row(instance, *cells)
+    return table
+
+
+def render(report: Report, console: Console, cells: bool = False) -> None:
+    """Print the grid, the damage rates, the prompt table and (with `cells`) the diagnostics."""
+    console.print(grid_table(report))
+    console.print("P preserved  D damaged (! stable, ~ seed-variable, ? confirming)  R rescued  "
+                  "U unsolved  X excluded  - unevaluated  E error", style="dim")
+    rates = Table(title="task damage (damaged / PRE-pass)")
+    for column in ("summarizer", "damage", "stable", "seed-variable", "unconfirmed"):
+        rates.add_column(column)
+    for rate in report.rates:
+        rates.add_row(rate.summarizer, _fraction(rate.damaged, rate.pre_pass), str(rate.stable),
+                      str(rate.seed_variable), str(rate.unconfirmed))
+    console.print(rates)
+    prompts = Table(title="prompts (POST passes / PRE-pass)")
+    for column in ("prompt", "summarizers", "POST pass"):
+        prompts.add_column(column)
+    for row in report.prompts:
+        prompts.add_row(row.prompt, ", ".join(row.summarizers),
+                        _fraction(row.post_pass, row.pre_pass))
+    console.print(prompts)
+    if cells:
+        table = Table(title="diagnostics per cell")
+        for column in DIAGNOSTICS:
+            table.add_column(column.replace("_", " "))
+        for row in diagnostics(report):
+            table.add_row(*(str(row[column]) for column in DIAGNOSTICS))
+        console.print(table)
+

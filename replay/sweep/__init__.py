@@ -1,0 +1,1 @@
+"""Stage 8, sweep: plans of cells, the cell pipeline, labels, execution and confirmation."""

@@ -1,0 +1,273 @@
+"""One cell's work: the summary a POST starts from, the continuation, and its diagnostics.
+
+A POST cell's summary is kept in the store by what determines it (the history, the summarizer's
+model and prompt text, the seed index), so a re-run, another run or another sweep that needs the
+same summary finds it without a model call. A cell whose summary and continuation are both kept
+is answered from the store alone (`kept_result`), with no environment and no model.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from replay.agent.loop import AgentConfig
+from replay.compaction.carriers import post_messages
+from replay.compaction.sources import PromptText
+from replay.compaction.summarize import Summary, parse_summarizer, summarize
+from replay.environments.base import Environment
+from replay.environments.recipes import Recipe
+from replay.errors import HarnessError, InputError
+from replay.histories.records import History, find_history
+from replay.instances.records import Instance
+from replay.instances.selection import choose_instances
+from replay.judge.grading import patch_files
+from replay.models.registry import resolve
+from replay.models.types import Message, Model, ModelSpec
+from replay.paths import TESTBED
+from replay.store import Store
+from replay.sweep.continuation import artifacts_of, continuation_key, continue_and_grade, model_id
+from replay.sweep.plan import CellId, CellResult, Plan, digest
+from replay.sweep.summaries import keep_summary, kept_summary, summary_record
+
+TEST_COMMAND = re.compile(r"\b(pytest|py\.test|unittest|tox|nox|nosetests|runtests)\b"
+                          r"|manage\.py\s+test|\bmake\s+test")
+INPUT_FAULT = "input: "  # how a cell's error starts when bad input caused it
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every cell of a run shares: the continuation agent, the carrier, the step limit."""
+
+    agent: ModelSpec
+    carrier: str = "summary-only"
+    steps: int = 8
+
+    @property
+    def agent_id(self) -> str:
+        return model_id(self.agent)
+
+    @property
+    def config(self) -> AgentConfig:
+        return AgentConfig(max_steps=self.steps)
+
+
+@dataclass(frozen=True)
+class CellTask:
+    """Everything a worker needs to run one cell, on any machine."""
+
+    cell: CellId
+    instance: Instance
+    history: History
+    backbone: ModelSpec | None = None
+    prompt: PromptText | None = None
+
+
+@dataclass(frozen=True)
+class ValidateTask:
+    """Protocol step 2 for one instance, before any of its cells."""
+
+    instance: Instance
+
+
+@dataclass
+class Prepared:
+    """A plan with what its cells need loaded: instances, histories, models, prompts."""
+
+    plan: Plan
+    settings: Settings
+    instances: dict[str, Instance]
+    histories: dict[str, History]
+    backbones: dict[str, ModelSpec | None]
+    prompts: dict[str, PromptText | None]
+
+    def task(self, cell: CellId) -> CellTask:
+        """The task of one cell of the plan."""
+        return CellTask(cell, self.instances[cell.instance_id],
+                        self.histories[cell.instance_id], self.backbones.get(cell.summarizer),
+                        self.prompts.get(cell.summarizer))
+
+    def models(self, cells: list[CellId]) -> list[ModelSpec]:
+        """The distinct models that `cells` may call: the agent and the POST summarizers'."""
+        specs = {self.settings.agent.alias: self.settings.agent}
+        for cell in cells:
+            backbone = self.backbones.get(cell.summarizer)
+            if backbone is not None:
+                specs.setdefault(backbone.alias, backbone)
+        return list(specs.values())
+
+
+def prepare(plan: Plan, agent: ModelSpec, load_prompt: Callable[[str], PromptText],
+            store: Store | None = None) -> Prepared:
+    """Load what the plan's cells need; bad input (unknown model, prompt, instance) raises.
+
+    Histories are the bundled ones, or the store's (`replay collect`, `replay import`).
+    """
+    chosen = choose_instances(plan.suite, plan.dataset, plan.instances, None, None)
+    backbones: dict[str, ModelSpec | None] = {}
+    prompts: dict[str, PromptText | None] = {}
+    for summarizer in plan.summarizers:
+        name = parse_summarizer(summarizer)
+        backbones[summarizer] = None if name.mechanical else resolve(name.backbone or "")
+        prompts[summarizer] = None if name.mechanical else load_prompt(name.prompt or "")
+    histories = {instance.instance_id: find_history(instance, store=store) for instance in chosen}
+    return Prepared(plan, Settings(agent, plan.carrier, plan.steps),
+                    {instance.instance_id: instance for instance in chosen}, histories,
+                    backbones, prompts)
+
+
+def summary_key(task: CellTask) -> str:
+    """The identity of a POST cell's summary."""
+    name = parse_summarizer(task.cell.summarizer)
+    backbone = None if task.backbone is None else task.backbone.model_dump(
+        include={"provider", "model", "base_url", "temperature", "max_tokens"})
+    return digest({"instance": task.instance.instance_id,
+                   "snapshot": task.history.snapshot.fingerprint,
+                   "history": digest(task.history.messages),
+                   "summarizer": name.prompt if backbone else name.name, "backbone": backbone,
+                   "prompt": None if task.prompt is None else task.prompt.parts,
+                   "seed_index": task.cell.seed_index})
+
+
+def make_summary(task: CellTask, store: Store, backbone: Model | None) -> tuple[str, Summary]:
+    """The summary of a POST cell: kept, or written now (and kept before it is used)."""
+    key = summary_key(task)
+    summary = kept_summary(store, key)
+    if summary is None:
+        name = parse_summarizer(task.cell.summarizer)
+        summary = summarize(task.history.messages, name, task.prompt, backbone,
+                            task.cell.seed_index)
+        keep_summary(store, key, task.instance.instance_id, task.cell.seed_index,
+                     summary_record(summary))
+    return key, summary
+
+
+def start_messages(task: CellTask, settings: Settings, summary: Summary | None) -> list[Message]:
+    """What the continuation starts from: the full history (PRE) or the summary (POST)."""
+    if summary is None:
+        return task.history.messages
+    return post_messages(summary, task.history.messages, task.instance.problem_statement,
+                         TESTBED, settings.carrier, task.prompt)
+
+
+def run_cell(task: CellTask, settings: Settings, store: Store,
+             environment: Callable[[], tuple[Environment, Recipe]],
+             model: Callable[[ModelSpec], Model]) -> CellResult:
+    """Run one cell in the environment `environment()` gives; faults become an `error` result.
+
+    `model(spec)` gives the client to call a model through. Writes the summary and the
+    continuation to `store`; the cell's own row is the caller's to write.
+    """
+    started = time.monotonic()
+    cell = task.cell
+    summary_id = None
+    try:
+        summary = None
+        if cell.arm == "post":
+            backbone = None if task.backbone is None else model(task.backbone)
+            summary_id, summary = make_summary(task, store, backbone)
+        env, recipe = environment()
+        result = continue_and_grade(
+            task.instance, task.history, env, recipe, model(settings.agent), settings.agent_id,
+            start_messages(task, settings, summary), cell.arm, settings.config, store,
+            cell.seed_index)
+    except Exception as exc:  # a cell's fault is its result: recorded, retried next run
+        return CellResult(cell, "error", summary=summary_id, error=fault_text(exc),
+                          diagnostics={"traceback": traceback.format_exc(limit=8)},
+                          seconds=time.monotonic() - started)
+    if result.passed is None:
+        return CellResult(cell, "error", summary=summary_id, error=result.error,
+                          seconds=time.monotonic() - started)
+    return CellResult(cell, "done", result.passed, result.key, summary_id, result.reused,
+                      diagnose(result.trace.to_dict(), task, summary),
+                      seconds=time.monotonic() - started)
+
+
+def fault_text(exc: BaseException) -> str:
+    """A cell's error: whose fault it is, the exception class and its message."""
+    whose = ("harness" if isinstance(exc, HarnessError)
+             else INPUT_FAULT.rstrip(": ") if isinstance(exc, InputError) else "bug")
+    return f"{whose}: {type(exc).__name__}: {exc}"
+
+
+def kept_result(task: CellTask, settings: Settings, store: Store) -> CellResult | None:
+    """The cell's result from the store alone, when its summary and continuation are kept."""
+    summary_id = summary = None
+    if task.cell.arm == "post":
+        summary_id = summary_key(task)
+        summary = kept_summary(store, summary_id)
+        if summary is None:
+            return None
+    messages = start_messages(task, settings, summary)
+    key = continuation_key(task.instance, task.history, messages, settings.agent_id,
+                           settings.config, task.cell.seed_index)
+    record = store.continuation(key)
+    trace_path = artifacts_of(store, key) / "trace.json"
+    if record is None or not trace_path.is_file():
+        return None
+    trace = json.loads(trace_path.read_text(encoding="utf-8"))
+    return CellResult(task.cell, "done", record["passed"], key, summary_id, True,
+                      diagnose(trace, task, summary))
+
+
+def diagnose(trace: dict[str, Any], task: CellTask, summary: Summary | None) -> dict[str, Any]:
+    """Protocol step 10 for one continuation, from its trace (and its summary for POST)."""
+    read_before = phase_a_reads(task.history.messages)
+    actions = trace["actions"]
+    repeated = sum(1 for action in actions if action["tool"] == "read_file"
+                   and _path(action["arguments"].get("path")) in read_before)
+    tests = sum(1 for action in actions if action["tool"] == "bash"
+                and TEST_COMMAND.search(str(action["arguments"].get("command", ""))))
+    found = {"steps": trace["steps"], "actions": len(actions),
+             "exit_reason": trace["exit_reason"], "repeated_reads": repeated, "tests_run": tests,
+             "files_edited": trace["files_edited"], "input_tokens": trace["input_tokens"],
+             "output_tokens": trace["output_tokens"], "cost": trace["cost"]}
+    if summary is not None:
+        found["summary"] = summary_keeps(summary, task.instance)
+    return found
+
+
+def phase_a_reads(messages: list[Message]) -> set[str]:
+    """The files the Phase A history read with `read_file`, as absolute paths."""
+    paths = set()
+    for message in messages:
+        for call in message.get("tool_calls") or []:
+            function = call.get("function", {})
+            if function.get("name") != "read_file":
+                continue
+            try:
+                arguments = json.loads(function.get("arguments") or "{}")
+            except (TypeError, ValueError):
+                continue
+            if isinstance(arguments, dict) and arguments.get("path"):
+                paths.add(_path(arguments["path"]))
+    return paths
+
+
+def _path(path: object) -> str:
+    return posixpath.normpath(posixpath.join(TESTBED, str(path)))
+
+
+def summary_keeps(summary: Summary, instance: Instance) -> dict[str, Any]:
+    """How much of the repair the summary kept: the gold patch's files and its new identifiers,
+    with the summary's size and cost."""
+    text = summary.text or "\n".join(str(m.get("content") or "") for m in summary.messages or [])
+    files = patch_files(instance.patch).all
+    added, removed = set(), set()
+    for line in instance.patch.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            added.update(IDENTIFIER.findall(line))
+        elif line.startswith("-") and not line.startswith("---"):
+            removed.update(IDENTIFIER.findall(line))
+    tokens = sorted(added - removed)
+    return {"chars": len(text), "input_tokens": summary.input_tokens,
+            "output_tokens": summary.output_tokens, "cost": summary.cost,
+            "target_files": [sum(1 for name in files if name in text), len(files)],
+            "gold_tokens": [sum(1 for token in tokens if token in text), len(tokens)]}

@@ -1,0 +1,118 @@
+"""One continuation: restore the snapshot, run the agent, keep its tree, and grade it.
+
+PRE and POST differ only in the messages the agent starts from; both restore the same snapshot
+and are graded by the same judge in the same environment (the shared directory).
+
+A continuation is identified by what determines it: the instance, the snapshot, the starting
+messages, the agent (model and settings) and the sample index. A finished one is kept in the
+store and returned again without running anything: tool outputs such as test timings differ from
+run to run, so a re-run could not be answered from the model cache alone. One that ended in a
+harness fault is not kept, and runs again next time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from replay.agent.loop import Action, AgentConfig, Trace, run_agent
+from replay.environments.base import Environment
+from replay.environments.recipes import Recipe
+from replay.errors import HarnessError
+from replay.histories.records import History
+from replay.instances.records import Instance
+from replay.judge.grading import Grade
+from replay.judge.testrun import run_tests
+from replay.models.types import Message, Model, ModelSpec
+from replay.store import Store
+
+
+@dataclass
+class Continuation:
+    """The outcome of one continuation: passed is None when the harness failed (an `error`)."""
+
+    key: str
+    instance_id: str
+    arm: str
+    passed: bool | None
+    trace: Trace
+    grade: Grade | None
+    error: str | None
+    artifacts: Path
+    reused: bool = False
+
+    @property
+    def trace_path(self) -> Path:
+        return self.artifacts / "trace.json"
+
+    @property
+    def tree_path(self) -> Path:
+        return self.artifacts / "tree.diff"
+
+
+def artifacts_of(store: Store, key: str) -> Path:
+    """The folder of a continuation's trace, final tree and test log."""
+    return store.artifact_path("continuations", key[:24])
+
+
+def model_id(spec: ModelSpec) -> str:
+    """What identifies the continuation agent's model in a continuation's key."""
+    return f"{spec.provider}:{spec.model}@{spec.base_url}"
+
+
+def continuation_key(instance: Instance, history: History, messages: list[Message],
+                     agent_id: str, config: AgentConfig, seed_index: int) -> str:
+    """The identity of a continuation (see the module docstring)."""
+    content = {"instance": instance.instance_id, "snapshot": history.snapshot.fingerprint,
+               "messages": messages, "agent": agent_id, "config": asdict(config),
+               "seed_index": seed_index}
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def continue_and_grade(instance: Instance, history: History, env: Environment, recipe: Recipe,
+                       model: Model, agent_id: str, messages: list[Message], arm: str,
+                       config: AgentConfig, store: Store, seed_index: int = 0) -> Continuation:
+    """Restore the boundary, continue the agent from `messages`, save its tree, run the tests."""
+    key = continuation_key(instance, history, messages, agent_id, config, seed_index)
+    artifacts = artifacts_of(store, key)
+    kept = _kept(store, key, artifacts)
+    if kept is not None:
+        return kept
+    result = Continuation(key, instance.instance_id, arm, None,
+                          Trace(messages=messages, start_index=len(messages)), None, None,
+                          artifacts)
+    try:
+        env.restore(history.snapshot)
+        result.trace = run_agent(model, env, messages, config, result.trace_path, seed_index)
+        if result.trace.exit_reason == "error":
+            result.error = result.trace.error
+            return result
+        store.write_artifact(env.snapshot().diff,
+                             *artifacts.relative_to(store.artifacts).parts, "tree.diff")
+        result.grade = run_tests(env, instance, recipe, artifacts / "tests.log")
+    except HarnessError as exc:
+        result.error = f"{type(exc).__name__}: {exc}"
+        result.trace.exit_reason = "error"
+        result.trace.error = result.error
+        result.trace.save(result.trace_path)
+        return result
+    result.passed = result.grade.resolved
+    store.record_continuation(key, instance.instance_id, arm, result.passed,
+                              json.dumps(result.grade.to_dict()))
+    return result
+
+
+def _kept(store: Store, key: str, artifacts: Path) -> Continuation | None:
+    record = store.continuation(key)
+    if record is None or not (artifacts / "trace.json").is_file():
+        return None
+    trace_data = json.loads((artifacts / "trace.json").read_text(encoding="utf-8"))
+    actions = trace_data.pop("actions")
+    trace = Trace(**trace_data)
+    trace.actions = [Action(**action) for action in actions]
+    grade = Grade(**json.loads(record["grade"]))
+    return Continuation(key, record["instance_id"], record["arm"], record["passed"], trace,
+                        grade, None, artifacts, reused=True)

@@ -1,0 +1,194 @@
+"""Running a plan: validate its instances, answer kept cells from the store, run the rest.
+
+The driver (this module, in the `replay` process) alone writes cells. Stages:
+
+1. instances of pending cells without a validation verdict on the backend (or whose last one was
+   a harness fault) are validated on the workers;
+2. pending cells of instances validation excluded are not run (their pairs are `excluded`);
+3. a cell whose summary and continuation the store keeps is answered from it with no work;
+4. the other cells run on the executor; each is recorded the moment it finishes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from replay.compaction.carriers import tokens
+from replay.compaction.summarize import parse_summarizer
+from replay.judge.validate import Validation
+from replay.models.cache import CallCache
+from replay.store import Store
+from replay.sweep.cells import CellTask, Prepared, ValidateTask, kept_result, summary_key
+from replay.sweep.labels import outcomes, validations
+from replay.sweep.plan import CellId, CellResult, load_cells, pending, record_cell
+from replay.sweep.summaries import kept_summary
+from replay.sweep.workers import Finished, Task, ingest
+
+SUMMARY_TOKENS = 1_500  # assumed length of a model summary, for estimates
+STEP_OUTPUT_TOKENS = 300  # assumed output of one agent step
+STEP_GROWTH_TOKENS = 600  # assumed context added by one step (the reply and its tool results)
+RESUME_TOKENS = 500  # the agent's system prompt and the resume message around a summary
+
+
+class Executor(Protocol):
+    """What the driver needs of an executor (see `replay.sweep.executors`)."""
+
+    def map(self, tasks: list[Task]) -> Iterable[tuple[str, Task, Finished | None]]: ...
+
+
+class Progress(Protocol):
+    """What the driver reports as it goes (see `replay.sweep.progress`)."""
+
+    def planned(self, cells: int) -> None: ...
+
+    def started(self, task: Task) -> None: ...
+
+    def validated(self, validation: Validation) -> None: ...
+
+    def finished(self, result: CellResult, labels: Counter[str]) -> None: ...
+
+
+@dataclass
+class SweepResult:
+    """What one invocation did to a run."""
+
+    run: str
+    results: list[CellResult] = field(default_factory=list)
+    validated: list[Validation] = field(default_factory=list)
+
+    @property
+    def continuations_run(self) -> int:
+        """Continuations this invocation ran (not answered from the store)."""
+        return sum(1 for result in self.results if result.status == "done" and not result.reused)
+
+    @property
+    def errors(self) -> list[CellResult]:
+        return [result for result in self.results if result.status == "error"]
+
+
+def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, executor: Executor,
+            progress: Progress) -> SweepResult:
+    """Run the plan's pending cells (see the module docstring)."""
+    plan = prepared.plan
+    outcome = SweepResult(run)
+    cells = load_cells(store, run)
+    todo = pending(plan, cells)
+    instances = list(dict.fromkeys(cell.instance_id for cell in todo))
+    unchecked = [prepared.instances[ident] for ident in instances
+                 if (found := store.validation(ident, plan.backend)) is None
+                 or found["status"] == "error"]
+    for finished in _run(executor, [ValidateTask(i) for i in unchecked], progress):
+        if finished.export is not None:
+            ingest(store, cache, finished.export)
+        verdict = finished.result
+        assert isinstance(verdict, Validation)
+        store.record_validation(verdict.instance_id, plan.backend, verdict.status,
+                                verdict.reasons, verdict.checks)
+        outcome.validated.append(verdict)
+        progress.validated(verdict)
+    verdicts = validations(store, plan)
+    runnable = [cell for cell in todo
+                if (verdicts.get(cell.instance_id) or {}).get("status") == "valid"]
+    progress.planned(len(runnable))
+    tasks = []
+    for cell in runnable:
+        task = prepared.task(cell)
+        kept = kept_result(task, prepared.settings, store)
+        if kept is None:
+            tasks.append(task)
+        else:
+            _record(store, run, kept, cells, outcome, progress, prepared, verdicts)
+    for finished in _run(executor, tasks, progress):
+        if finished.export is not None:
+            ingest(store, cache, finished.export)
+        assert isinstance(finished.result, CellResult)
+        _record(store, run, finished.result, cells, outcome, progress, prepared, verdicts)
+    return outcome
+
+
+def _run(executor: Executor, tasks: list[Task], progress: Progress) -> Iterable[Finished]:
+    if not tasks:
+        return
+    for kind, task, finished in executor.map(tasks):
+        if kind == "started":
+            progress.started(task)
+        elif finished is not None:
+            yield finished
+
+
+def _record(store: Store, run: str, result: CellResult, cells: dict[CellId, CellResult],
+            outcome: SweepResult, progress: Progress, prepared: Prepared,
+            verdicts: dict[str, Any]) -> None:
+    record_cell(store, run, result)
+    cells[result.cell] = result
+    outcome.results.append(result)
+    labels = Counter(found.label for found in outcomes(prepared.plan, cells, verdicts).values())
+    progress.finished(result, labels)
+
+
+@dataclass
+class Estimate:
+    """What a plan would do, before anything is called. Token figures are upper bounds."""
+
+    cells: int
+    done: int
+    kept: int
+    to_run: int
+    summary_calls: int = 0
+    agent_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    unpriced: list[str] = field(default_factory=list)
+
+
+def estimate(prepared: Prepared, run: str, store: Store) -> Estimate:
+    """The cells, model calls, tokens and cost of the plan's pending cells (nothing is run)."""
+    plan = prepared.plan
+    todo = pending(plan, load_cells(store, run))
+    found = Estimate(cells=len(plan.cells()), done=len(plan.cells()) - len(todo), kept=0,
+                     to_run=0)
+    for cell in todo:
+        task = prepared.task(cell)
+        if kept_result(task, prepared.settings, store) is not None:
+            found.kept += 1
+            continue
+        found.to_run += 1
+        start = sum(tokens(message) for message in task.history.messages)
+        if cell.arm == "post":
+            start = _summary_estimate(task, store, start, found)
+        steps = prepared.settings.steps
+        agent = prepared.settings.agent
+        input_tokens = sum(start + step * STEP_GROWTH_TOKENS for step in range(steps))
+        _add(found, agent, steps, input_tokens, steps * STEP_OUTPUT_TOKENS)
+    return found
+
+
+def _summary_estimate(task: CellTask, store: Store, history_tokens: int, found: Estimate) -> int:
+    """Count the summary's calls into `found`; return the POST continuation's start size."""
+    problem = len(task.instance.problem_statement) // 4 + RESUME_TOKENS
+    name = parse_summarizer(task.cell.summarizer)
+    if name.mechanical or task.backbone is None:
+        return problem + SUMMARY_TOKENS
+    if kept_summary(store, summary_key(task)) is not None:
+        return problem + SUMMARY_TOKENS
+    calls = 2 if name.prompt == "gemini-cli" else 1
+    found.summary_calls += calls
+    prompt = sum(len(text) for text in (task.prompt.parts.values() if task.prompt else ())) // 4
+    _add(found, task.backbone, calls, calls * (history_tokens + prompt),
+         calls * SUMMARY_TOKENS, summary=True)
+    return problem + SUMMARY_TOKENS
+
+
+def _add(found: Estimate, spec: Any, calls: int, input_tokens: int, output_tokens: int,
+         summary: bool = False) -> None:
+    if not summary:
+        found.agent_calls += calls
+    found.input_tokens += input_tokens
+    found.output_tokens += output_tokens
+    found.cost += (input_tokens * spec.price_in + output_tokens * spec.price_out) / 1e6
+    if not (spec.price_in or spec.price_out) and spec.alias not in found.unpriced:
+        found.unpriced.append(spec.alias)

@@ -1,0 +1,161 @@
+"""Executors: run a sweep's tasks on N workers (see `replay.sweep.workers`), here or on Ray.
+
+`LocalExecutor` runs the workers as threads of this process, writing to the run's store.
+`RayExecutor` runs them as Ray actors on a cluster (or a local Ray instance); each actor writes
+only to a scratch store on its node and returns exports that the driver writes, so the driver
+alone writes the run's store. Both yield the same events, and a plan gives the same table on
+either.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+from replay.errors import InputError
+from replay.judge.validate import Validation
+from replay.sweep.cells import ValidateTask, fault_text
+from replay.sweep.plan import CellResult
+from replay.sweep.workers import Finished, Gates, Setup, Task, Worker
+
+EXECUTORS = ("local", "ray")
+
+
+class LocalExecutor:
+    """N worker threads in this process, each with its own slot, kept for the executor's life."""
+
+    def __init__(self, setup: Setup, workers: int) -> None:
+        self.setup = setup
+        self.workers = workers
+        self.gates = Gates(setup.per_provider)
+        self._todo: queue.Queue[Task | None] = queue.Queue()
+        self._events: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
+        self._threads: list[threading.Thread] = []
+
+    def map(self, tasks: list[Task]) -> Iterator[tuple[str, Task, Finished | None]]:
+        """Run `tasks`; yields ("started", task, None) and ("finished", task, result) events."""
+        if not self._threads:
+            self._threads = [threading.Thread(target=self._serve, args=(slot,), daemon=True,
+                                              name=f"replay-worker-{slot}")
+                             for slot in range(self.workers)]
+            for thread in self._threads:
+                thread.start()
+        for task in tasks:
+            self._todo.put(task)
+        finished = 0
+        while finished < len(tasks):
+            kind, task, payload = self._events.get()
+            if kind == "broken":
+                raise payload
+            finished += kind == "finished"
+            yield kind, task, payload
+
+    def close(self) -> None:
+        """Stop the threads once they finish the task in hand (they hold no task otherwise)."""
+        for _ in self._threads:
+            self._todo.put(None)
+
+    def _serve(self, slot: int) -> None:
+        try:
+            worker = Worker(self.setup, slot, self.gates)
+        except BaseException as exc:  # surfaced in the driver's thread by map()
+            self._events.put(("broken", None, exc))
+            return
+        try:
+            while (task := self._todo.get()) is not None:
+                self._events.put(("started", task, None))
+                try:
+                    finished = worker.run(task)
+                except Exception as exc:  # a fault outside the cell's own guard
+                    finished = fault(task, exc)
+                self._events.put(("finished", task, finished))
+        finally:
+            worker.close()
+
+
+class RayWorker:
+    """A worker as a Ray actor: scratch store on its node, exports for the driver."""
+
+    def __init__(self, setup: Setup, slot: int) -> None:
+        self.worker = Worker(replace(setup, store_path=None), slot, Gates(setup.per_provider),
+                             export=True)
+
+    def run(self, task: Task) -> Finished:
+        return self.worker.run(task)
+
+
+class RayExecutor:
+    """N `RayWorker` actors on the cluster at `address` (a local Ray instance when None).
+
+    Uses the Ray runtime already initialized in this process if there is one.
+    """
+
+    def __init__(self, setup: Setup, workers: int, address: str | None = None) -> None:
+        import ray
+
+        self.ray = ray
+        self.setup = setup
+        self._owns = not ray.is_initialized()
+        if self._owns:
+            try:
+                ray.init(address=address, include_dashboard=False, log_to_driver=False,
+                         logging_level="ERROR")
+            except ConnectionError as exc:
+                raise InputError(f"cannot reach the Ray cluster at {address}: {exc}") from None
+        self._actor = ray.remote(num_cpus=1)(RayWorker)
+        self.actors = [self._actor.remote(setup, slot) for slot in range(workers)]
+
+    def map(self, tasks: list[Task]) -> Iterator[tuple[str, Task, Finished | None]]:
+        """Run `tasks` on the actors; yields the same events as `LocalExecutor.map`."""
+        todo = list(tasks)
+        idle = list(enumerate(self.actors))
+        running: dict[Any, tuple[int, Any, Task]] = {}
+        while todo or running:
+            while todo and idle:
+                slot, actor = idle.pop(0)
+                task = todo.pop(0)
+                running[actor.run.remote(task)] = (slot, actor, task)
+                yield "started", task, None
+            ready, _ = self.ray.wait(list(running), num_returns=1)
+            slot, actor, task = running.pop(ready[0])
+            try:
+                finished = self.ray.get(ready[0])
+            except self.ray.exceptions.RayError as exc:  # the actor or its node failed
+                finished = fault(task, exc)
+                self.ray.kill(actor)
+                actor = self.actors[slot] = self._actor.remote(self.setup, slot)
+            idle.append((slot, actor))
+            yield "finished", task, finished
+
+    def close(self) -> None:
+        """Stop the actors, and the Ray runtime if this executor started it."""
+        for actor in self.actors:
+            self.ray.kill(actor)
+        if self._owns:
+            self.ray.shutdown()
+
+
+def fault(task: Task, exc: BaseException) -> Finished:
+    """The result of a task whose worker itself failed."""
+    if isinstance(task, ValidateTask):
+        return Finished(Validation(task.instance.instance_id, "error",
+                                   [f"harness fault: {fault_text(exc)}"]))
+    return Finished(CellResult(task.cell, "error", error=fault_text(exc)))
+
+
+def make_executor(name: str, setup: Setup, workers: int,
+                  address: str | None = None) -> LocalExecutor | RayExecutor:
+    """The executor called `name` (see EXECUTORS)."""
+    if name == "local":
+        if address:
+            raise InputError("--ray-address needs --executor ray")
+        return LocalExecutor(setup, workers)
+    if name == "ray":
+        try:
+            return RayExecutor(setup, workers, address)
+        except ImportError:
+            raise InputError("--executor ray needs the `ray` package: pip install ray") from None
+    raise InputError(f"unknown executor {name!r}: use one of {', '.join(EXECUTORS)}")

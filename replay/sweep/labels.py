@@ -1,0 +1,95 @@
+"""Labels of (instance, summarizer) pairs from their cells, and three-run confirmation."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from replay.store import Store
+from replay.sweep.plan import CONFIRM_SEEDS, CellId, CellResult, Plan
+
+LABELS = ("preserved", "damaged", "rescued", "unsolved", "excluded", "unevaluated", "error")
+
+
+PRE_PASS = ("preserved", "damaged")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The label of one (instance, summarizer) pair, and its confirmation if it was damaged."""
+
+    instance_id: str
+    summarizer: str
+    label: str
+    pre: bool | None = None
+    post: bool | None = None
+    confirmation: str | None = None
+    post_runs: tuple[bool | None, ...] = ()
+    cause: str | None = None
+
+
+def label(pre: bool, post: bool) -> str:
+    """The label of a PRE and a POST result."""
+    if pre:
+        return "preserved" if post else "damaged"
+    return "rescued" if post else "unsolved"
+
+
+def confirmation(runs: tuple[bool | None, ...]) -> str:
+    """`stable` when POST failed in 2 of 3 runs, `seed-variable` when it passed in 2, else
+    `pending` (a confirmation run is missing or ended in an error)."""
+    fails = sum(1 for passed in runs if passed is False)
+    passes = sum(1 for passed in runs if passed is True)
+    if fails >= 2:
+        return "stable"
+    if passes >= 2:
+        return "seed-variable"
+    return "pending"
+
+
+def outcomes(plan: Plan, cells: dict[CellId, CellResult],
+             validations: dict[str, dict[str, Any] | None]) -> dict[tuple[str, str], Outcome]:
+    """The label of every (instance, summarizer) pair of the plan, keyed by the pair."""
+    confirming = set(plan.confirm)
+    result = {}
+    for instance in plan.instances:
+        for summarizer in plan.summarizers:
+            result[(instance, summarizer)] = _outcome(
+                instance, summarizer, cells, validations.get(instance),
+                (instance, summarizer) in confirming)
+    return result
+
+
+def _outcome(instance: str, summarizer: str, cells: dict[CellId, CellResult],
+             validation: dict[str, Any] | None, confirming: bool) -> Outcome:
+    if validation is not None and validation["status"] == "excluded":
+        return Outcome(instance, summarizer, "excluded", cause="; ".join(validation["reasons"]))
+    if validation is not None and validation["status"] == "error":
+        return Outcome(instance, summarizer, "error", cause="; ".join(validation["reasons"]))
+    pre = cells.get(CellId(instance, "pre", "", 0))
+    post = cells.get(CellId(instance, "post", summarizer, 0))
+    for cell in (pre, post):
+        if cell is not None and cell.status == "error":
+            return Outcome(instance, summarizer, "error", cause=f"{cell.cell}: {cell.error}")
+    if pre is None or post is None or pre.passed is None or post.passed is None:
+        return Outcome(instance, summarizer, "unevaluated")
+    name = label(pre.passed, post.passed)
+    if name != "damaged" or not confirming:
+        return Outcome(instance, summarizer, name, pre.passed, post.passed)
+    runs = (post.passed, *[_passed(cells.get(CellId(instance, "post", summarizer, seed)))
+                           for seed in CONFIRM_SEEDS])
+    return Outcome(instance, summarizer, name, pre.passed, post.passed, confirmation(runs), runs)
+
+
+def _passed(cell: CellResult | None) -> bool | None:
+    return None if cell is None or cell.status != "done" else cell.passed
+
+
+def damaged(found: dict[tuple[str, str], Outcome]) -> list[tuple[str, str]]:
+    """The damaged pairs, in plan order."""
+    return [pair for pair, outcome in found.items() if outcome.label == "damaged"]
+
+
+def validations(store: Store, plan: Plan) -> dict[str, dict[str, Any] | None]:
+    """The validation record of each instance of the plan on the plan's backend."""
+    return {instance: store.validation(instance, plan.backend) for instance in plan.instances}
+

@@ -1,0 +1,232 @@
+"""Sweeps as plans of cells, kept in the store: runs, cells and their results."""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from replay.errors import InputError
+from replay.store import Store
+
+KINDS = ("backbone", "prompt")
+CONFIRM_SEEDS = (1, 2)
+
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    name TEXT PRIMARY KEY,
+    digest TEXT NOT NULL,
+    plan TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS cells (
+    run TEXT NOT NULL,
+    instance_id TEXT NOT NULL,
+    arm TEXT NOT NULL,
+    summarizer TEXT NOT NULL,
+    seed_index INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    passed INTEGER,
+    record TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (run, instance_id, arm, summarizer, seed_index)
+);
+CREATE TABLE IF NOT EXISTS summaries (
+    key TEXT PRIMARY KEY,
+    instance_id TEXT NOT NULL,
+    summarizer TEXT NOT NULL,
+    seed_index INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+"""
+
+
+def open_store(path: Path) -> Store:
+    """Open the store at `path` with this module's tables."""
+    store = Store.open(path)
+    store.db.executescript(SCHEMA)
+    return store
+
+
+def digest(value: Any) -> str:
+    """The sha256 of the canonical JSON of `value`."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True, order=True)
+class CellId:
+    """One cell: PRE cells have summarizer "" (they do not depend on one)."""
+
+    instance_id: str
+    arm: str
+    summarizer: str
+    seed_index: int
+
+    def __str__(self) -> str:
+        who = f" {self.summarizer}" if self.summarizer else ""
+        return f"{self.instance_id} {self.arm}{who} seed {self.seed_index}"
+
+
+class Plan(BaseModel):
+    """What a run shares (its frame) and what it varies (instances, summarizers)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["backbone", "prompt"]
+    suite: str = "demo"
+    dataset: str | None = None
+    agent: str
+    agent_id: str
+    carrier: str = "summary-only"
+    steps: int = 8
+    prompt_sources: str | None = None
+    backend: str = "local"
+    instances: tuple[str, ...]
+    summarizers: tuple[str, ...]
+    confirm: tuple[tuple[str, str], ...] = ()
+
+    def frame(self) -> dict[str, Any]:
+        """What every cell shares; a run keeps one frame for life."""
+        return {"kind": self.kind, "suite": self.suite, "dataset": self.dataset,
+                "agent_id": self.agent_id, "carrier": self.carrier, "steps": self.steps,
+                "prompt_sources": self.prompt_sources}
+
+    def default_name(self) -> str:
+        """The run name used when none is given: the same command resumes the same run."""
+        content = {**self.frame(), "instances": self.instances, "summarizers": self.summarizers}
+        return f"{self.kind}-{digest(content)[:10]}"
+
+    def cells(self) -> list[CellId]:
+        """Every cell of the plan: PRE per instance, POST per pair, confirmation re-runs."""
+        cells = [CellId(instance, "pre", "", 0) for instance in self.instances]
+        cells += [CellId(instance, "post", summarizer, 0)
+                  for instance in self.instances for summarizer in self.summarizers]
+        cells += [CellId(instance, "post", summarizer, seed)
+                  for instance, summarizer in self.confirm for seed in CONFIRM_SEEDS]
+        return cells
+
+    def extended(self, other: Plan) -> Plan:
+        """This plan with the instances, summarizers and confirmations of `other` added."""
+        return self.model_copy(update={
+            "instances": _union(self.instances, other.instances),
+            "summarizers": _union(self.summarizers, other.summarizers),
+            "confirm": _union(self.confirm, other.confirm),
+        })
+
+
+def _union(first: Iterable[Any], second: Iterable[Any]) -> tuple[Any, ...]:
+    return tuple(dict.fromkeys([*first, *second]))
+
+
+def load_run(store: Store, name: str) -> Plan | None:
+    """The plan of run `name`, if the store has it."""
+    row = store.db.execute("SELECT plan FROM runs WHERE name=?", (name,)).fetchone()
+    return None if row is None else Plan.model_validate_json(row[0])
+
+
+def latest_run(store: Store) -> str:
+    """The name of the run changed last; bad input when the store has none."""
+    row = store.db.execute("SELECT name FROM runs ORDER BY updated_at DESC LIMIT 1").fetchone()
+    if row is None:
+        raise InputError(f"the store {store.path} has no run yet: run `replay backbone` or "
+                         "`replay prompt` first")
+    return row[0]
+
+
+def require_run(store: Store, name: str) -> Plan:
+    """The plan of run `name`; bad input naming the runs there are when it is not in the store."""
+    plan = load_run(store, name)
+    if plan is None:
+        names = [row[0] for row in store.db.execute("SELECT name FROM runs ORDER BY name")]
+        known = f"; runs: {', '.join(names)}" if names else ""
+        raise InputError(f"no run {name!r} in {store.path}{known}")
+    return plan
+
+
+def bind_run(store: Store, name: str, plan: Plan) -> Plan:
+    """The plan that run `name` has once `plan` is added to it (nothing is written).
+
+    Raises `InputError` when the run exists with another frame.
+    """
+    existing = load_run(store, name)
+    if existing is None:
+        return plan
+    if existing.frame() != plan.frame():
+        differs = [key for key, value in plan.frame().items() if existing.frame()[key] != value]
+        raise InputError(f"run {name!r} belongs to a different plan ({', '.join(differs)} "
+                         f"differ); choose another --run name")
+    return existing.extended(plan)
+
+
+def save_run(store: Store, name: str, plan: Plan) -> None:
+    """Write (or update) run `name` with its plan."""
+    now = time.time()
+    store.db.execute(
+        "INSERT INTO runs VALUES (?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
+        "digest=excluded.digest, plan=excluded.plan, updated_at=excluded.updated_at",
+        (name, digest(plan.frame()), plan.model_dump_json(), now, now))
+
+
+@dataclass
+class CellResult:
+    """A cell's result: `done` with passed True/False, or `error` with its cause.
+
+    `spent` counts only model calls made for this cell (not answered from the cache);
+    `diagnostics` holds what the report shows per continuation.
+    """
+
+    cell: CellId
+    status: Literal["done", "error"]
+    passed: bool | None = None
+    continuation: str | None = None
+    summary: str | None = None
+    reused: bool = False
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+    spent: dict[str, float] = field(default_factory=dict)
+    error: str | None = None
+    seconds: float = 0.0
+
+    def record(self) -> dict[str, Any]:
+        """The JSON stored with the cell."""
+        data = asdict(self)
+        del data["cell"], data["status"], data["passed"]
+        return data
+
+
+def record_cell(store: Store, run: str, result: CellResult) -> None:
+    """Write one cell's result in one statement (an `error` is replaced when it runs again)."""
+    cell = result.cell
+    passed = None if result.passed is None else int(result.passed)
+    store.db.execute(
+        "INSERT OR REPLACE INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (run, cell.instance_id, cell.arm, cell.summarizer, cell.seed_index, result.status,
+         passed, json.dumps(result.record()), time.time()))
+
+
+def load_cells(store: Store, run: str) -> dict[CellId, CellResult]:
+    """Every recorded cell of run `run`."""
+    rows = store.db.execute(
+        "SELECT instance_id, arm, summarizer, seed_index, status, passed, record FROM cells "
+        "WHERE run=?", (run,))
+    cells = {}
+    for instance_id, arm, summarizer, seed, status, passed, record in rows:
+        cell = CellId(instance_id, arm, summarizer, seed)
+        cells[cell] = CellResult(cell, status, None if passed is None else bool(passed),
+                                 **json.loads(record))
+    return cells
+
+
+def pending(plan: Plan, done: dict[CellId, CellResult]) -> list[CellId]:
+    """The plan's cells without a `done` result, in plan order."""
+    return [cell for cell in plan.cells()
+            if cell not in done or done[cell].status != "done"]
+

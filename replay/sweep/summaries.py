@@ -1,0 +1,46 @@
+"""POST summaries kept in the store by what determines them."""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from replay.compaction.summarize import Summary
+from replay.store import Store
+
+
+def kept_summary(store: Store, key: str) -> Summary | None:
+    """A summary kept under `key`, if any."""
+    row = store.db.execute("SELECT record FROM summaries WHERE key=?", (key,)).fetchone()
+    if row is None:
+        return None
+    data = json.loads(row[0])
+    return Summary(data["summarizer"], data["text"], data["messages"],
+                   input_tokens=data["input_tokens"], output_tokens=data["output_tokens"],
+                   cost=data["cost"])
+
+
+def summary_record(summary: Summary) -> dict[str, Any]:
+    """What is kept of a summary (its requests live in the model call cache)."""
+    return {"summarizer": summary.summarizer, "text": summary.text,
+            "messages": summary.messages, "calls": len(summary.requests),
+            "input_tokens": summary.input_tokens, "output_tokens": summary.output_tokens,
+            "cost": summary.cost}
+
+
+def keep_summary(store: Store, key: str, instance_id: str, seed_index: int,
+                 record: dict[str, Any]) -> None:
+    """Keep a summary record under `key` (first writer wins)."""
+    store.db.execute("INSERT OR IGNORE INTO summaries VALUES (?, ?, ?, ?, ?, ?)",
+                     (key, instance_id, record["summarizer"], seed_index, json.dumps(record),
+                      time.time()))
+
+
+def summary_row(store: Store, key: str) -> dict[str, Any] | None:
+    """The raw record of a kept summary (for shipping it between stores)."""
+    row = store.db.execute("SELECT instance_id, seed_index, record FROM summaries WHERE key=?",
+                           (key,)).fetchone()
+    if row is None:
+        return None
+    return {"instance_id": row[0], "seed_index": row[1], "record": json.loads(row[2])}
+

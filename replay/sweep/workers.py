@@ -1,0 +1,226 @@
+"""A worker: one environment slot, warm environments, gated model clients; and what a remote
+worker sends back to the driver.
+
+A worker owns one environment slot (`backend.start(..., slot=k)`), so no two workers share a
+working tree; it keeps each instance's environment warm and every continuation restores the
+snapshot first. Model calls go through one gate per provider endpoint, which bounds how many are
+in flight at once across the workers that share the gates.
+
+A worker writes summaries, continuations and model calls to its store. A remote worker's store
+is a scratch store on its own node (`<replay home>/ray-node/`, which also serves as that node's
+model call cache); it sends back what the driver needs (`Export`) and the driver writes it into
+the run's store with `ingest`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from replay.environments.backends import close_backend, make_backend
+from replay.environments.base import Environment
+from replay.environments.recipes import Recipe, load_recipe
+from replay.histories.records import bundled_snapshot
+from replay.judge.validate import Validation, validate_instance
+from replay.models.cache import CallCache, cache_key, request_content
+from replay.models.client import ModelClient, with_defaults
+from replay.models.types import ChatRequest, ChatResponse, ModelSpec
+from replay.paths import home
+from replay.store import Store
+from replay.sweep.cells import CellTask, Settings, ValidateTask, fault_text, run_cell
+from replay.sweep.continuation import artifacts_of
+from replay.sweep.plan import CellResult, open_store
+from replay.sweep.summaries import keep_summary, summary_row
+
+Task = CellTask | ValidateTask
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every worker needs. `store_path` None: a scratch store on the worker's node."""
+
+    settings: Settings
+    backend: str = "local"
+    mirrors: Path | None = None
+    store_path: Path | None = None
+    per_provider: int = 8
+    base_image: str | None = None
+
+
+@dataclass
+class Export:
+    """What a remote worker produced, for the driver to write into the run's store."""
+
+    continuation: dict[str, Any] | None = None
+    artifacts: dict[str, bytes] = field(default_factory=dict)
+    summary: dict[str, Any] | None = None
+    calls: list[tuple[str, ModelSpec, dict[str, Any], ChatResponse]] = field(default_factory=list)
+
+
+@dataclass
+class Finished:
+    """A task's result (a cell's, or an instance's validation) and, from a remote worker, its
+    export."""
+
+    result: CellResult | Validation
+    export: Export | None = None
+
+
+class Gates:
+    """One semaphore per provider endpoint, `limit` calls in flight on each."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._gates: dict[str, threading.Semaphore] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, spec: ModelSpec) -> threading.Semaphore:
+        with self._lock:
+            return self._gates.setdefault(spec.base_url, threading.Semaphore(self.limit))
+
+
+class Metered:
+    """A model client behind its provider's gate that counts new spend (and keeps the calls)."""
+
+    def __init__(self, client: ModelClient, gate: threading.Semaphore,
+                 spent: dict[str, float], calls: list[Any] | None) -> None:
+        self.client = client
+        self.gate = gate
+        self.spent = spent
+        self.calls = calls
+
+    def complete(self, request: ChatRequest, seed_index: int = 0) -> ChatResponse:
+        """The client's reply, counted when it did not come from the cache."""
+        with self.gate:
+            response = self.client.complete(request, seed_index)
+        if not response.from_cache:
+            for name, value in (("input_tokens", response.usage.input_tokens),
+                                ("output_tokens", response.usage.output_tokens),
+                                ("cost", response.cost)):
+                self.spent[name] = self.spent.get(name, 0) + value
+        if self.calls is not None:
+            self.calls.append((self.client.spec, request, seed_index, response))
+        return response
+
+
+class Worker:
+    """Runs tasks in one environment slot, keeping each instance's environment warm."""
+
+    def __init__(self, setup: Setup, slot: int, gates: Gates, export: bool = False) -> None:
+        self.setup = setup
+        self.slot = slot
+        self.gates = gates
+        self.export = export
+        self.backend = make_backend(setup.backend, setup.mirrors, setup.base_image)
+        path = setup.store_path or home() / "ray-node" / "replay.db"
+        self.store = open_store(path)
+        self.cache = CallCache(path)
+        self.clients: dict[ModelSpec, ModelClient] = {}
+        self.environments: dict[str, tuple[Environment, Recipe]] = {}
+
+    def run(self, task: Task) -> Finished:
+        """Run one task; a fault is recorded in its result, never raised."""
+        if isinstance(task, ValidateTask):
+            return self._validate(task)
+        spent: dict[str, float] = {}
+        calls: list[Any] | None = [] if self.export else None
+
+        def model(spec: ModelSpec) -> Metered:
+            if spec not in self.clients:
+                self.clients[spec] = ModelClient(spec, self.cache)
+            return Metered(self.clients[spec], self.gates(spec), spent, calls)
+
+        result = run_cell(task, self.setup.settings, self.store,
+                          lambda: self._environment(task), model)
+        result.spent = spent
+        return Finished(result, self._export(result, calls or []) if self.export else None)
+
+    def close(self) -> None:
+        """Close clients, the store and the backend (local environments stay built on disk)."""
+        for client in self.clients.values():
+            client.close()
+        self.cache.close()
+        self.store.close()
+        close_backend(self.backend)
+
+    def _environment(self, task: CellTask) -> tuple[Environment, Recipe]:
+        instance = task.instance
+        if instance.instance_id not in self.environments:
+            recipe = load_recipe(instance)
+            env = self.backend.start(instance, recipe, slot=self.slot)
+            self.environments[instance.instance_id] = (env, recipe)
+        return self.environments[instance.instance_id]
+
+    def _validate(self, task: ValidateTask) -> Finished:
+        ident = task.instance.instance_id
+        try:
+            validation = validate_instance(task.instance, _Slot(self.backend, self.slot),
+                                           self.store, boundary=bundled_snapshot(task.instance))
+        except Exception as exc:  # a gold patch that does not apply, a bug: not a verdict
+            validation = Validation(ident, "error", [f"validation failed: {fault_text(exc)}"])
+        export = Export(artifacts=_files(self.store, "validate", ident)) if self.export else None
+        return Finished(validation, export)
+
+    def _export(self, result: CellResult, calls: list[Any]) -> Export:
+        export = Export()
+        for spec, request, seed_index, response in calls:
+            content = request_content(spec, with_defaults(spec, request), seed_index)
+            export.calls.append((cache_key(content), spec, content, response))
+        if result.summary:
+            export.summary = {"key": result.summary, **(summary_row(self.store, result.summary)
+                                                        or {})}
+        if result.continuation:
+            record = self.store.continuation(result.continuation)
+            export.continuation = {"key": result.continuation, **(record or {})}
+            folder = artifacts_of(self.store, result.continuation)
+            export.artifacts = _files(self.store, *folder.relative_to(self.store.artifacts).parts)
+        return export
+
+
+class _Slot:
+    """A backend whose `start` uses one slot (what validation expects of a backend)."""
+
+    def __init__(self, backend: Any, slot: int) -> None:
+        self.backend = backend
+        self.slot = slot
+        self.name = backend.name
+
+    def start(self, instance: Any, recipe: Recipe, rebuild: bool = False) -> Any:
+        return self.backend.start(instance, recipe, rebuild=rebuild, slot=self.slot)
+
+
+def _files(store: Store, *parts: str) -> dict[str, bytes]:
+    folder = store.artifact_path(*parts)
+    if not folder.is_dir():
+        return {}
+    return {str(path.relative_to(store.artifacts)): path.read_bytes()
+            for path in sorted(folder.rglob("*")) if path.is_file()
+            and not path.name.endswith(".partial")}
+
+
+def ingest(store: Store, cache: CallCache, export: Export) -> None:
+    """Write what a remote worker sent back into the run's store."""
+    for relative, data in export.artifacts.items():
+        store.write_artifact(data, *Path(relative).parts)
+    for key, spec, content, response in export.calls:
+        cache.put(key, spec, content, response)
+    summary = export.summary
+    if summary and "record" in summary:
+        keep_summary(store, summary["key"], summary["instance_id"], summary["seed_index"],
+                     summary["record"])
+    record = export.continuation
+    if record and "grade" in record:
+        grade = _local_log_path(store, record)
+        store.record_continuation(record["key"], record["instance_id"], record["arm"],
+                                  record["passed"], grade)
+
+
+def _local_log_path(store: Store, record: dict[str, Any]) -> str:
+    grade = json.loads(record["grade"])
+    grade["log_path"] = str(artifacts_of(store, record["key"]) / "tests.log")
+    return json.dumps(grade)
+
+
