@@ -4,6 +4,9 @@ Every command runs in a private mount namespace (`unshare`, as root) where the i
 bind-mounted at /testbed and its venv at /opt/replay-venv, so histories that name absolute paths
 mean the same thing in every run. Commands other than the environment's own install steps also get
 a new network namespace (loopback only), a read-only root and a private /tmp.
+
+An instance is built once per recipe (slot 0) and copied for more slots; each slot's tree is
+leased to one backend at a time, in this process or another (see leases.py).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pathlib import Path
 from replay.environments import snapshots
 from replay.environments.base import DEFAULT_OUTPUT_LIMIT, ExecResult, cap_output
 from replay.environments.interpreters import find_python, uv_binary
+from replay.environments.leases import Lease, lease_first_free, try_lease
 from replay.environments.recipes import Recipe, recipe_variables
 from replay.environments.repos import prepare_repo
 from replay.errors import EnvironmentFault, InputError
@@ -57,13 +61,14 @@ class LocalEnvironment:
     workdir = TESTBED
 
     def __init__(self, root: Path, base_commit: str, variables: dict[str, str],
-                 unroutable: list[str]) -> None:
+                 unroutable: list[str], lease: Lease | None = None) -> None:
         self.root = root
         self.tree = root / "tree"
         self.venv = root / "venv"
         self.base_commit = base_commit
         self.variables = variables
         self.unroutable = unroutable
+        self.lease = lease
 
     def exec(self, command: str, timeout: float = 120.0, network: bool = False,
              env: dict[str, str] | None = None,
@@ -143,12 +148,43 @@ class LocalEnvironment:
         snapshots.restore(self, snapshot)
 
     def close(self) -> None:
-        """Nothing runs between commands; the tree and venv stay for the next cell."""
+        """Give the slot's lease back; the tree and venv stay on disk for the next lessee."""
+        if self.lease is not None:
+            self.lease.release()
 
 
 @functools.cache
 def _namespace_script() -> str:
     return NAMESPACE_SCRIPT.read_text()
+
+
+def _slot_root(built: Path, slot: int) -> Path:
+    """Slot 0 is the build itself; slot k > 0 is a copy beside it."""
+    return built if slot == 0 else built.with_name(f"{built.name}.slot{slot}")
+
+
+def _lock_file(root: Path) -> Path:
+    """A slot's lease file, beside its folder so that rebuilding the folder keeps it."""
+    return root.with_name(root.name + ".lease")
+
+
+def _copy(built: Path, root: Path) -> None:
+    """Copy the build to `root` through a scratch folder: a copy cut short is never taken for
+    a finished one."""
+    partial = root.with_name(root.name + ".partial")
+    for stale in (partial, root):
+        shutil.rmtree(stale, ignore_errors=True)
+    subprocess.run(["cp", "-a", str(built), str(partial)], check=True)
+    partial.rename(root)
+
+
+def _reset(env: LocalEnvironment) -> None:
+    """Restore a leased tree to the base commit, first removing the lock files git leaves when
+    it is killed (no one else runs git in a leased tree)."""
+    git = env.tree / ".git"
+    for stale in [*git.glob("*.lock"), *(git / "refs").rglob("*.lock")]:
+        stale.unlink(missing_ok=True)
+    snapshots.restore(env, snapshots.at_base(env, env.base_commit))
 
 
 def _same_build(built: Path, copy: Path) -> bool:
@@ -170,37 +206,89 @@ def _read_capped(sink: object, limit: int) -> str:
 
 
 class LocalBackend:
-    """Builds local environments once per instance and recipe, and reuses them warm."""
+    """Builds local environments once per instance and recipe, reuses them warm, and leases each
+    slot's tree to one holder at a time (see leases.py)."""
 
     name = "local"
 
     def __init__(self, root: Path | None = None, mirrors: Path | None = None) -> None:
         self.root = root or home() / "envs"
         self.mirrors = mirrors
+        self._held: dict[tuple[str, int], LocalEnvironment] = {}
 
     def start(self, instance: Instance, recipe: Recipe, rebuild: bool = False,
               slot: int = 0) -> LocalEnvironment:
-        """The instance's environment, built now unless a finished build can be reused.
+        """The instance's environment in the first slot from `slot` on that nobody else holds,
+        leased to this backend until the environment or the backend is closed.
 
-        Slot 0 is the build itself; slot k > 0 is a copy of it, so that k workers can run cells
-        of one instance at once. Builds and copies are serialized by a lock file.
+        Slot 0 is the build itself; slot k > 0 is a copy of it, so that k workers (or k
+        processes) can run cells of one instance at once. Builds and copies are serialized by a
+        lock file. A new copy, and a slot whose last holder died in it, are restored to the base
+        commit before use. Asking again for the same slot gives the environment already leased.
         """
         check_isolation()
         built = self.root / f"{instance.instance_id}-{recipe.digest()}"
+        key = (built.name, slot)
+        held = self._held.pop(key, None)
+        if held is not None and held.lease is not None and held.lease.held and not rebuild:
+            self._held[key] = held
+            return held
+        if held is not None:
+            held.close()
         built.parent.mkdir(parents=True, exist_ok=True)
-        with open(built.with_name(built.name + ".lock"), "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if rebuild or not (built / READY).is_file():
-                self._build(built, instance, recipe)
-            root = built if slot == 0 else built.with_name(f"{built.name}.slot{slot}")
-            if slot and (rebuild or not _same_build(built, root)):
-                shutil.rmtree(root, ignore_errors=True)
-                subprocess.run(["cp", "-a", str(built), str(root)], check=True)
-        variables = json.loads((root / READY).read_text())["variables"]
-        return self._environment(root, instance, recipe, variables)
+        lease = lease_first_free(lambda k: _lock_file(_slot_root(built, k)), slot)
+        try:
+            env = self._prepare(built, lease, instance, recipe, rebuild)
+        except BaseException:
+            lease.release()
+            raise
+        self._held[key] = env
+        return env
 
     def close(self) -> None:
-        """Nothing to release: environments stay built and warm on disk for the next run."""
+        """Give back every slot this backend leased (environments stay built on disk)."""
+        held, self._held = list(self._held.values()), {}
+        for env in held:
+            env.close()
+
+    def _prepare(self, built: Path, lease: Lease, instance: Instance, recipe: Recipe,
+                 rebuild: bool) -> LocalEnvironment:
+        """The leased slot, built, copied or restored to the base commit as it needs."""
+        root = _slot_root(built, lease.slot)
+        with open(built.with_name(built.name + ".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            built_now = rebuild or not (built / READY).is_file()
+            if built_now:
+                self._build_leased(built, lease, instance, recipe)
+            copied = lease.slot > 0 and (rebuild or not _same_build(built, root))
+            if copied:
+                _copy(built, root)
+        variables = json.loads((root / READY).read_text())["variables"]
+        env = self._environment(root, instance, recipe, variables, lease)
+        fresh = copied or (built_now and lease.slot == 0)
+        if lease.left_by and not fresh:
+            log.warning("%s was left in use by %s, which is gone; restoring it to the base "
+                        "commit", root.name, lease.left_by)
+        if copied or (lease.left_by and not fresh):
+            _reset(env)
+        return env
+
+    def _build_leased(self, built: Path, lease: Lease, instance: Instance,
+                      recipe: Recipe) -> None:
+        """Build slot 0, which every copy is made from, under slot 0's lease: the one being
+        started, one this backend holds already, or one taken for the build."""
+        if lease.slot == 0 or any(env.root == built and env.lease is not None and env.lease.held
+                                  for env in self._held.values()):
+            self._build(built, instance, recipe)
+            return
+        own = try_lease(_lock_file(built), 0)
+        if own is None:
+            raise EnvironmentFault(f"cannot build {built.name}: its slot 0 is in use by another "
+                                   "process or worker; rebuild once it is free")
+        try:
+            self._build(built, instance, recipe)
+        finally:
+            own.release()
 
     def _build(self, root: Path, instance: Instance, recipe: Recipe) -> None:
         python = find_python(recipe.python)
@@ -215,9 +303,8 @@ class LocalBackend:
             "built_at": time.time()}))
 
     def _environment(self, root: Path, instance: Instance, recipe: Recipe,
-                     variables: dict[str, str]) -> LocalEnvironment:
-        return LocalEnvironment(root, instance.base_commit, variables, recipe.unroutable)
-
+                     variables: dict[str, str], lease: Lease | None = None) -> LocalEnvironment:
+        return LocalEnvironment(root, instance.base_commit, variables, recipe.unroutable, lease)
 
     def _install(self, environment: LocalEnvironment, recipe: Recipe, python: Path) -> float:
         start = time.monotonic()
