@@ -69,13 +69,13 @@ set -uo pipefail
 cd /src/main
 start=$(date +%s)
 bash scripts/setup.sh && .venv/bin/replay backbone --model kimi-k2 --agent-model kimi-k2 \
-    >/src/first.log 2>&1
+    >/src/first.out 2>/src/first.err
 first=$?
-cat /src/first.log
+cat /src/first.out /src/first.err
 echo "first command: exit $first in $(( $(date +%s) - start )) s"
 if [ -z "${MOONSHOT_API_KEY:-}" ]; then
-    [ "$first" -eq 2 ] && [ "$(wc -l </src/first.log)" -eq 1 ] && grep -q MOONSHOT_API_KEY /src/first.log \
-        || { echo "first command: expected exit 2 and one line naming MOONSHOT_API_KEY"; exit 1; }
+    [ "$first" -eq 2 ] && [ "$(wc -l </src/first.err)" -eq 1 ] && grep -q MOONSHOT_API_KEY /src/first.err \
+        || { echo "first command: expected exit 2 and one line on stderr naming MOONSHOT_API_KEY"; exit 1; }
 elif [ "$first" -ne 0 ]; then
     exit 1
 fi

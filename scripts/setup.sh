@@ -10,6 +10,22 @@ if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
     exit 2
 fi
 
+# The local backend contains every command with bubblewrap in a network namespace (iproute2 sets
+# up its loopback): install them where they are missing and we may.
+missing=()
+command -v bwrap >/dev/null || missing+=(bubblewrap)
+command -v ip >/dev/null || missing+=(iproute2)
+if [ "${#missing[@]}" -gt 0 ]; then
+    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+        echo "setup: installing ${missing[*]} with apt-get (the local backend's sandbox)"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq >/dev/null
+        apt-get install -y -qq "${missing[@]}" >/dev/null
+    else
+        echo "setup: the local backend needs ${missing[*]} (install them as root)" >&2
+    fi
+fi
+
 if [ ! -x .venv/bin/python ]; then
     "$python" -m venv .venv
 fi

@@ -1,9 +1,10 @@
 """The `local` backend: an instance's tree and venv on this machine, seen at fixed paths.
 
-Every command runs in a private mount namespace (`unshare`, as root) where the instance's tree is
-bind-mounted at /testbed and its venv at /opt/replay-venv, so histories that name absolute paths
-mean the same thing in every run. Commands other than the environment's own install steps also get
-a new network namespace (loopback only), a read-only root and a private /tmp.
+Every command runs contained (sandbox.py: bubblewrap in its own PID, mount, IPC, user and network
+namespaces, no capability, a read-only system, nothing of the host's homes, data or sockets) with
+the instance's tree at /testbed and its venv at /opt/replay-venv, so histories that name absolute
+paths mean the same thing in every run. Commands other than the environment's own install steps
+have loopback only; every command dies with the engine.
 
 An instance is built once per recipe (slot 0) and copied for more slots; each slot's tree is
 leased to one backend at a time, in this process or another (see leases.py).
@@ -12,7 +13,6 @@ leased to one backend at a time, in this process or another (see leases.py).
 from __future__ import annotations
 
 import fcntl
-import functools
 import json
 import logging
 import os
@@ -31,6 +31,7 @@ from replay.environments.interpreters import find_python, uv_binary
 from replay.environments.leases import Lease, lease_first_free, try_lease
 from replay.environments.recipes import Recipe, recipe_variables
 from replay.environments.repos import prepare_repo
+from replay.environments.sandbox import check_sandbox, contained_argv, interpreter_prefix
 from replay.errors import EnvironmentFault, InputError
 from replay.instances.records import Instance
 from replay.paths import TESTBED, home, network_variables
@@ -40,19 +41,15 @@ log = logging.getLogger(__name__)
 VENV = "/opt/replay-venv"
 SETUP_FAILED = 222
 READY = "ready.json"
-NAMESPACE_SCRIPT = Path(__file__).with_name("namespace.sh")
 BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
 def check_isolation() -> None:
-    """The local backend needs root and `unshare`; say so in one line where it has neither."""
+    """The local backend needs root and bubblewrap; say so in one line where it has neither."""
     if os.geteuid() != 0:
-        raise InputError("the local backend needs root to give each instance /testbed and no "
-                         "network (unshare); run as root or use --backend docker")
-    if shutil.which("unshare") is None:
-        raise InputError("the local backend needs `unshare` (util-linux); install it")
-    for mountpoint in (TESTBED, VENV):
-        os.makedirs(mountpoint, exist_ok=True)
+        raise InputError("the local backend needs root to contain commands (namespaces); run "
+                         "as root or use --backend docker")
+    check_sandbox()
 
 
 class LocalEnvironment:
@@ -69,24 +66,24 @@ class LocalEnvironment:
         self.variables = variables
         self.unroutable = unroutable
         self.lease = lease
+        self.interpreters: list[str] = []
 
     def exec(self, command: str, timeout: float = 120.0, network: bool = False,
              env: dict[str, str] | None = None,
              output_limit: int = DEFAULT_OUTPUT_LIMIT) -> ExecResult:
         """Run `command` with bash in /testbed (see `Environment.exec`)."""
-        argv = ["unshare", "--mount", "--propagation", "private"]
-        if not network:
-            argv.append("--net")
-        argv += ["bash", "-c", _namespace_script()]
-        variables = {
-            **self._variables(network), **(env or {}),
-            "REPLAY_CMD": command, "REPLAY_TREE": str(self.tree), "REPLAY_VENV": str(self.venv),
-            "REPLAY_NET": "1" if network else "", "REPLAY_UNROUTABLE": " ".join(self.unroutable),
-        }
+        variables = {**self._variables(network), **(env or {})}
+        extra_ro, extra_rw = self._install_paths(variables) if network else ((), ())
+        try:
+            argv = contained_argv(command, self.tree, self.venv, self._interpreters(), network,
+                                  self.unroutable, variables, extra_ro=extra_ro,
+                                  extra_rw=extra_rw)
+        except FileNotFoundError as exc:
+            raise EnvironmentFault(f"local environment {self.root.name}: {exc}") from None
         start = time.monotonic()
         with tempfile.TemporaryFile() as sink:
             process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sink,
-                                       stderr=subprocess.STDOUT, env=variables,
+                                       stderr=subprocess.STDOUT, env={},
                                        start_new_session=True)
             timed_out = False
             try:
@@ -104,6 +101,22 @@ class LocalEnvironment:
         return ExecResult(command=command, exit_code=code, output=output,
                           duration=time.monotonic() - start, timed_out=timed_out,
                           truncated=truncated)
+
+    def _interpreters(self) -> list[str]:
+        """The interpreter prefixes the venv's python needs to see (read-only)."""
+        found = interpreter_prefix(self.venv)
+        return [prefix for prefix in (*self.interpreters, found) if prefix]
+
+    def _install_paths(self, variables: dict[str, str]) -> tuple[list[str], list[str]]:
+        """What an install step sees of the host beyond the system: uv (read-only), its cache
+        and HOME, and files that network settings name (a CA bundle, read-only)."""
+        uv = uv_binary()
+        named = [value for name, value in variables.items()
+                 if name in network_variables() and os.path.isfile(value)]
+        writable = [variables["HOME"], variables["UV_CACHE_DIR"]]
+        for path in writable:
+            os.makedirs(path, exist_ok=True)
+        return [uv, *named], writable
 
     def _variables(self, network: bool) -> dict[str, str]:
         variables = {
@@ -151,11 +164,6 @@ class LocalEnvironment:
         """Give the slot's lease back; the tree and venv stay on disk for the next lessee."""
         if self.lease is not None:
             self.lease.release()
-
-
-@functools.cache
-def _namespace_script() -> str:
-    return NAMESPACE_SCRIPT.read_text()
 
 
 def _slot_root(built: Path, slot: int) -> Path:
@@ -309,6 +317,7 @@ class LocalBackend:
     def _install(self, environment: LocalEnvironment, recipe: Recipe, python: Path) -> float:
         start = time.monotonic()
         environment.venv.mkdir()
+        environment.interpreters = [str(Path(python).resolve().parent.parent)]
         uv = uv_binary()
         steps = [f"{uv} venv -q --seed -p {python} {VENV}"]
         if recipe.packages:

@@ -1,0 +1,242 @@
+"""Contain one command of the local backend: bubblewrap inside a loopback-only network namespace.
+
+    env -i VARS...                              the command's environment, built from scratch
+      setpriv --pdeathsig KILL --               dies with the engine thread that Popen()ed it
+        [unshare --net --]                      new network namespace (not for install steps)
+          sh -c NET_SETUP PID IP [--net ADDR...] --   lo up, unroutable addresses routed to lo
+                                                (as root, before anything is dropped), then:
+            bwrap --die-with-parent ...         new user/pid/ipc/uts/cgroup/mount namespaces, no
+                                                capability (bounding set empty), no-new-privs,
+                                                no further user namespaces, a rebuilt read-only
+                                                file system
+              bash -c COMMAND
+
+Every link execs the next, so the PID the engine's Popen gets is bwrap's: killing it (or its
+process group) kills the sandbox's PID 1, and with it the whole PID namespace; the engine's death
+does the same through the parent-death signal.
+
+Design notes. Why bubblewrap: it is what Flatpak and several coding-agent sandboxes use on Linux,
+a small setuid-free program in Debian (`bubblewrap`) that builds the whole mount, PID, IPC and
+user namespace set up in one exec, drops every capability and sets no-new-privs; doing the same
+with `unshare` + `setpriv` + mount scripts is more code of ours and easier to get wrong. The
+network namespace is made by `unshare --net` outside bwrap because routing unroutable addresses
+to loopback (tests that expect a connect timeout) needs CAP_NET_ADMIN, which the command must not
+have. The file system is an allowlist (/usr, /etc, /sys read-only, a new /dev and /proc, private
+/tmp and /dev/shm, the interpreter the venv links to), not `--ro-bind / /` with holes: host homes
+and data folders (/root, /home, /work, /var/lib/docker, ...) and every host socket are simply
+absent. Root without capabilities still owns root's files, so read-only mounts (not permissions)
+stop writes, /proc/sys is bound read-only again over the fresh procfs, and files under /etc that
+others may not read are masked. Writable: /testbed, the instance's venv (the judge reinstalls the
+repository into it, as SWE-bench's eval script does), private /tmp and /dev/shm, and for install
+steps the paths they name (HOME, uv's cache).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import stat
+import subprocess
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from replay.errors import InputError
+from replay.paths import TESTBED
+
+VENV = "/opt/replay-venv"
+
+SETUP_FAILED = 222
+SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+# Runs as root in the new network namespace, before bwrap drops everything. $1 is the engine's
+# PID: if the engine died before `setpriv` armed the parent-death signal, give up at once. $2 is
+# `ip`. It unsets PWD (which sh exports) and OLDPWD: the command's environment is the caller's.
+NET_SETUP = r"""
+fail() { echo "replay-namespace-setup-failed: $1" >&2; exit 222; }
+[ "$PPID" = "$1" ] || fail "engine gone"
+ip=$2; shift 2
+if [ "$1" = "--net" ]; then
+    shift
+    "$ip" link set lo up || fail "loopback"
+    # this namespace only: binding ports < 1024 and ping (ICMP datagram sockets) need no
+    # capability, as they worked for root before (best effort: old kernels lack them)
+    echo 0 > /proc/sys/net/ipv4/ip_unprivileged_port_start 2>/dev/null
+    echo "0 2147483647" > /proc/sys/net/ipv4/ping_group_range 2>/dev/null
+    while [ "$1" != "--" ]; do
+        "$ip" route add "$1" dev lo || fail "route $1"; shift
+    done
+fi
+shift
+unset PWD OLDPWD
+exec "$@"
+"""
+
+# The system, read-only. Everything else on the host (/root, /home, /work, /run, /var, /mnt,
+# /srv, /opt, /media, /tmp, ...) is simply absent: an allowlist, not a denylist.
+SYSTEM_DIRS = ("/usr", "/etc")
+SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+
+def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: list[str],
+                   network: bool, unroutable: list[str], env: dict[str, str], *,
+                   extra_ro: Sequence[str] = (), extra_rw: Sequence[str] = (),
+                   engine_pid: int | None = None) -> list[str]:
+    """The argv to Popen to run `command` with bash in /testbed, contained.
+
+    tree -> /testbed and venv -> /opt/replay-venv (read-write); each interpreter prefix (e.g.
+    /root/.pyenv/versions/3.11.7) read-only at its own path (and at its resolved path when it is
+    a symlink). `extra_ro` / `extra_rw` are more host paths shown at their own path (uv's binary,
+    its cache and a HOME for install steps). `env` is the command's whole environment (PATH
+    included): nothing of the engine's reaches the command. `engine_pid` defaults to this
+    process. Raises FileNotFoundError for a path that does not exist.
+    """
+    for path in (tree, venv, *interpreter_prefixes, *extra_ro, *extra_rw):
+        if not os.path.exists(path):   # else bwrap fails with exit 1, like a failing command
+            raise FileNotFoundError(f"sandbox: {path} does not exist")
+    engine_pid = os.getpid() if engine_pid is None else engine_pid
+    tools = _tools()
+    # `env -i NAME=VALUE...`: the whole chain, bwrap's own processes included (the sandbox's
+    # PID 1 is one, and the command can read its /proc/1/environ), holds exactly the command's
+    # environment, never the engine's; and no value is left on bwrap's command line (ps).
+    argv = [tools["env"], "-i", *(f"{name}={value}" for name, value in env.items()),
+            tools["setpriv"], "--pdeathsig", "KILL", "--"]
+    if not network:
+        argv += [tools["unshare"], "--net", "--"]
+    argv += [tools["sh"], "-c", NET_SETUP, "replay-sandbox", str(engine_pid), tools["ip"]]
+    if not network:
+        argv += ["--net", *(a if "/" in a else f"{a}/32" for a in unroutable)]
+    argv += ["--"]
+    argv += [
+        tools["bwrap"],
+        "--die-with-parent",            # sandbox PID 1 gets SIGKILL when bwrap dies
+        "--unshare-user",               # caps, if any were ever regained, are only over the sandbox
+        "--disable-userns",             # ... and it cannot make a user namespace of its own
+        "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+        "--new-session",                # no TIOCSTI on a terminal of the engine
+        "--cap-drop", "ALL",            # empty effective/permitted/inheritable/bounding/ambient
+    ]   # (no --hostname: the host's name stays, and resolves through /etc/hosts as before)
+    # the system, read-only
+    for path in SYSTEM_DIRS:
+        argv += ["--ro-bind", path, path]
+    for path in SYSTEM_LINKS:
+        if os.path.islink(path):
+            argv += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            argv += ["--ro-bind", path, path]
+    for path in _unreadable_in_etc():  # /etc/shadow, /etc/docker/key.json, /etc/ssl/private ...
+        argv += (["--tmpfs", path, "--remount-ro", path] if os.path.isdir(path)
+                 else ["--ro-bind", "/dev/null", path])
+    argv += [
+        "--ro-bind", "/sys", "/sys",    # recursive, every submount read-only
+        "--dev", "/dev",                # null zero full random urandom tty pts ptmx, no disks
+        "--perms", "1777", "--size", str(1 << 30), "--tmpfs", "/dev/shm",   # private
+        "--remount-ro", "/dev",         # (the device nodes and /dev/pts stay usable)
+        "--proc", "/proc",              # this PID namespace's processes only
+        # uid 0 is the owner of /proc/sys/*: even without a capability it may write most global
+        # sysctls (kernel/*, vm/*, ...) through a fresh procfs. bwrap covers /proc/sys itself
+        # only when access(W_OK) says so, which it does not here: cover it (and friends) again.
+        "--ro-bind", "/proc/sys", "/proc/sys",
+        "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
+        "--ro-bind-try", "/proc/pressure", "/proc/pressure",
+        "--perms", "1777", "--size", str(2 << 30), "--tmpfs", "/tmp",       # private
+        "--dir", "/var/tmp", "--symlink", "/run", "/var/run",
+        "--dir", "/run", "--symlink", "/dev/shm", "/run/shm",
+    ]
+    # the interpreters the venv's python links to, read-only
+    for prefix in _unique(interpreter_prefixes):
+        for path in _unique([os.path.realpath(prefix), os.path.abspath(prefix)]):
+            if not _under(path, SYSTEM_DIRS):
+                argv += ["--ro-bind", os.path.realpath(prefix), path]
+    for path in _unique(extra_ro):
+        argv += ["--ro-bind", os.path.realpath(path), path]
+    for path in _unique(extra_rw):
+        argv += ["--bind", os.path.realpath(path), path]
+    argv += ["--bind", str(tree), TESTBED]
+    argv += ["--bind", str(venv), VENV]
+    # the skeleton (/, /var, /run, /opt, /root ...) that bwrap made is a tmpfs: make it read-only
+    argv += ["--remount-ro", "/"]
+    argv += ["--chdir", TESTBED, "--", "bash", "-c", command]
+    return argv
+
+
+@functools.cache
+def check_sandbox() -> None:
+    """Raise InputError (one line) unless this machine can run `contained_argv`."""
+    if os.geteuid() != 0:
+        raise InputError("containment needs root (to make the network namespace)")
+    _tools()
+    empty = tempfile.mkdtemp(prefix="replay-sandbox-check-")  # bind nothing of the host rw
+    probe = contained_argv(
+        "test -w /testbed && ! test -w /usr && [ $$ -lt 10 ] && "
+        "grep -q '^CapBnd:[[:space:]]*0*$' /proc/self/status && exit 7",
+        Path(empty), Path(empty), [], network=False, unroutable=["10.255.255.1"],
+        env={"PATH": "/usr/bin:/bin"})
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=30,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise InputError(f"containment probe failed: {error}") from None
+    finally:
+        shutil.rmtree(empty, ignore_errors=True)
+    if done.returncode != 7:
+        last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        raise InputError(f"this machine cannot contain commands (bwrap/namespaces): {last}")
+
+
+def interpreter_prefix(venv: Path) -> str | None:
+    """The prefix of the interpreter a venv was made from (`home` in pyvenv.cfg, minus /bin)."""
+    try:
+        for line in (venv / "pyvenv.cfg").read_text().splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() == "home":
+                home = Path(value.strip())
+                return str(home.parent if home.name == "bin" else home)
+    except OSError:
+        pass
+    return None
+
+
+@functools.cache
+def _tools() -> dict[str, str]:
+    """Absolute paths of the wrapper's programs (the command's PATH is not the engine's)."""
+    found = {}
+    for tool, package in (("bwrap", "bubblewrap"), ("setpriv", "util-linux"),
+                          ("unshare", "util-linux"), ("ip", "iproute2"), ("env", "coreutils"),
+                          ("sh", "dash")):
+        path = shutil.which(tool, path=SYSTEM_PATH)
+        if path is None:
+            raise InputError(f"containment needs `{tool}`: apt-get install -y {package}")
+        found[tool] = path
+    return found
+
+
+@functools.cache
+def _unreadable_in_etc() -> tuple[str, ...]:
+    """Files and folders under /etc that others may not read: uid 0 without capabilities still
+    reads what root owns, so they are masked (the rest of /etc is world-readable anyway)."""
+    found = []
+    for folder, dirs, files in os.walk("/etc"):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            if not stat.S_ISLNK(mode) and not mode & stat.S_IROTH:
+                found.append(path)
+        dirs[:] = [d for d in dirs if os.path.join(folder, d) not in found]
+    return tuple(found)
+
+
+def _under(path: str, roots: tuple[str, ...]) -> bool:
+    return any(path == root or path.startswith(root + "/") for root in roots)
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    seen: list[str] = []
+    for item in items:
+        if item and item not in seen:
+            seen.append(item)
+    return seen
