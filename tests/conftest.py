@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -132,6 +133,23 @@ def docker_problem() -> str | None:
     return None
 
 
+def python_problem(version: str) -> str | None:
+    """Why no Python `version` can be had on this machine for the local backend, or None."""
+    from replay.environments.interpreters import find_python
+
+    try:
+        find_python(version)
+    except InputError as exc:
+        return str(exc)
+    return None
+
+
+def needs_python(version: str) -> pytest.MarkDecorator:
+    """Skip unless a Python `version` can be had here (the message says how to get one)."""
+    problem = python_problem(version)
+    return pytest.mark.skipif(problem is not None, reason=str(problem))
+
+
 def needs_docker() -> pytest.MarkDecorator:
     """Skip unless a Docker Engine answers and the base image exists, saying which is missing."""
     problem = docker_problem()
@@ -195,3 +213,11 @@ def make_client(spec: ModelSpec, cache: CallCache, max_attempts: int = 3,
                 timeout: float = 5.0) -> ModelClient:
     """A client with fast backoff for tests."""
     return ModelClient(spec, cache, max_attempts=max_attempts, backoff=FAST, timeout=timeout)
+
+
+def closed_port_url() -> str:
+    """A base URL on 127.0.0.1 where nothing listens (connections are refused)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"

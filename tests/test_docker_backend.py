@@ -110,3 +110,13 @@ def test_a_prebuilt_image_is_used_with_our_history_and_its_conda_env(
         env.close()
         client.images.remove(env.image, force=True)
         client.images.remove(stand_in.id, force=True)
+
+
+def test_an_interpreter_no_one_has_is_one_line_saying_how_to_get_it(
+        backend: DockerBackend) -> None:
+    assert "3.11" in backend.images.base_pythons()  # Debian's own: no pyenv needed for 3.11
+    with pytest.raises(InputError) as raised:
+        backend.images.python_image("3.99")
+    message = str(raised.value)
+    assert "\n" not in message and "pyenv install 3.99" in message
+    assert "uv python install 3.99" in message and "--base-image" in message

@@ -20,7 +20,7 @@ from replay.instances.records import load_dataset, select
 from replay.judge.grading import grade_log
 from replay.paths import repo_mirrors_from_env
 
-from conftest import VERIFIED_JSONL, docker_problem, run_replay
+from conftest import VERIFIED_JSONL, docker_problem, needs_python, run_replay
 
 REAL = ["psf__requests-5414", "pytest-dev__pytest-7571", "pytest-dev__pytest-10081"]
 NEEDED = ["psf/requests", "pytest-dev/pytest"]
@@ -41,6 +41,7 @@ pytestmark = [
         reason="needs bare mirrors of psf/requests and pytest-dev/pytest: set "
                "REPLAY_REPO_MIRRORS=DIR with DIR/psf__requests.git and DIR/pytest-dev__pytest.git"),
     pytest.mark.skipif(PROBLEM is not None, reason=str(PROBLEM)),
+    needs_python("3.9"),
 ]
 
 

@@ -16,7 +16,7 @@ import pytest
 from replay.environments.repos import find_mirror
 from replay.paths import repo_mirrors_from_env
 
-from conftest import VERIFIED_JSONL, run_replay
+from conftest import VERIFIED_JSONL, needs_python, run_replay
 
 REAL = ["psf__requests-5414", "pytest-dev__pytest-7571", "pytest-dev__pytest-10081"]
 NEEDED = ["psf/requests", "pytest-dev/pytest"]
@@ -36,6 +36,7 @@ pytestmark = [
         reason="needs bare mirrors of psf/requests and pytest-dev/pytest: set "
                "REPLAY_REPO_MIRRORS=DIR with DIR/psf__requests.git and DIR/pytest-dev__pytest.git "
                "(git clone --mirror https://github.com/OWNER/NAME DIR/OWNER__NAME.git)"),
+    needs_python("3.9"),
 ]
 
 

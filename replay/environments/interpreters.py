@@ -65,5 +65,6 @@ def find_python(version: str) -> Path:
             return found
     raise InputError(
         f"no Python {version} found (looked in pyenv versions, `uv python find`, and "
-        f"python{version} on PATH); install one, e.g. `pyenv install {version}`"
+        f"python{version} on PATH); install one: `pyenv install {version}`, `uv python "
+        f"install {version}`, or your distribution's python{version} package"
     )
