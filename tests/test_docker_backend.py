@@ -13,7 +13,7 @@ import pytest
 from replay.environments.docker import DockerBackend, DockerEnvironment
 from replay.environments.docker_engine import OWNER, owner
 from replay.environments.recipes import load_recipe
-from replay.errors import EnvironmentFault
+from replay.errors import EnvironmentFault, InputError
 from replay.instances.records import Instance
 
 from conftest import needs_docker
