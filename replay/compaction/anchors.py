@@ -41,14 +41,14 @@ _EXTENSIONS = (
     "py|pyi|pyx|pxd|ipynb|js|mjs|cjs|ts|tsx|jsx|json|toml|ya?ml|cfg|ini|txt|md|rst|c|h|cc|cpp|hpp|"
     "go|rs|java|kt|rb|php|sh|bash|html|css|scss|xml|csv|tsv|lock|log|sql|patch|diff|in|conf|env"
 )
-_URL = re.compile(r"https?://[^\s<>\"'`)\]}]+")
-_TEST_ID = re.compile(r"(?<![\w./-])[\w./-]*\w\.py::[^\s,;'\"()]+")
-_PATH = re.compile(
+URL_PATTERN = re.compile(r"https?://[^\s<>\"'`)\]}]+")
+TEST_ID_PATTERN = re.compile(r"(?<![\w./-])[\w./-]*\w\.py::[^\s,;'\"()]+")
+PATH_PATTERN = re.compile(
     r"(?<![\w.~/@+-])(?:(?:~|\.\.?)?/?(?:[\w.@+-]+/)+[\w.@+-]*|(?:/[\w.@+-]+)+/?)"
     rf"|(?<![\w./-])\w[\w.+-]*\.(?:{_EXTENSIONS})(?![\w])"
 )
-_ERROR_TYPE = r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Failure|Exit|Interrupt|Fault)"
-_ERROR = re.compile(rf"(?<![\w.])({_ERROR_TYPE})\b(?::[ \t]*([^\n]*))?")
+ERROR_TYPE = r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Failure|Exit|Interrupt|Fault)"
+_ERROR = re.compile(rf"(?<![\w.])({ERROR_TYPE})\b(?::[ \t]*([^\n]*))?")
 _TOOL_ERROR = re.compile(r"(?m)^(?:error|fatal|ERROR|FATAL)(?:\[[\w-]+\])?:[ \t]*\S.*$")
 _PYTEST_E = re.compile(r"(?m)^E {2,}(\S.*)$")
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\):\n(?:[ \t]+.*\n|\n)*(\S.*)")
@@ -117,18 +117,19 @@ def _sightings(messages: Sequence[Message]) -> Iterator[tuple[str, str, str, str
         yield from _text_sightings(message_text(message), where)
         for call in tool_calls(message):
             call_where = f"#{index} {role}→{call_name(call)}"
-            arguments = _parse_arguments(call_arguments(call))
-            command = _command(arguments)
+            arguments = parse_arguments(call_arguments(call))
+            command = shell_command(arguments)
             if command and (" " in command or _SHELL_TOOLS.search(call_name(call))):
                 yield "commands", command, "", call_where
-            yield from _text_sightings("\n".join(_strings(arguments)), call_where)
+            yield from _text_sightings("\n".join(argument_strings(arguments)), call_where)
 
 
 def _text_sightings(text: str, where: str) -> Iterator[tuple[str, str, str, str]]:
     if not text:
         return
     masked = text
-    for kind, pattern in (("urls", _URL), ("test ids", _TEST_ID), ("paths", _PATH)):
+    blanked = (("urls", URL_PATTERN), ("test ids", TEST_ID_PATTERN), ("paths", PATH_PATTERN))
+    for kind, pattern in blanked:
         spans = []
         for match in pattern.finditer(masked):
             value = match.group().rstrip(".,;:!?'\"")
@@ -181,7 +182,7 @@ def _identifiers(masked: str) -> Iterator[str]:
 
 def _is_identifier(match: re.Match[str], text: str) -> bool:
     word = match.group()
-    if re.fullmatch(_ERROR_TYPE, word):
+    if re.fullmatch(ERROR_TYPE, word):
         return False  # listed under error types
     if "." in word:
         return any(len(part) > 1 for part in word.split("."))  # not `e.g`
@@ -240,7 +241,7 @@ def _telling_neighbour(before: str, after: str) -> bool:
     )
 
 
-def _parse_arguments(arguments: str) -> Any:
+def parse_arguments(arguments: str) -> Any:
     """A tool call's arguments as JSON, or the raw string when they are not JSON."""
     try:
         return json.loads(arguments)
@@ -248,7 +249,7 @@ def _parse_arguments(arguments: str) -> Any:
         return arguments
 
 
-def _strings(value: Any) -> Iterator[str]:
+def argument_strings(value: Any) -> Iterator[str]:
     """Every string and number inside a JSON value (keys excluded), depth first, as text."""
     if isinstance(value, str):
         yield value
@@ -256,13 +257,13 @@ def _strings(value: Any) -> Iterator[str]:
         yield str(value)
     elif isinstance(value, dict):
         for item in value.values():
-            yield from _strings(item)
+            yield from argument_strings(item)
     elif isinstance(value, list):
         for item in value:
-            yield from _strings(item)
+            yield from argument_strings(item)
 
 
-def _command(arguments: Any) -> str:
+def shell_command(arguments: Any) -> str:
     """The shell command a tool call ran, if its arguments name one; one line, capped."""
     if not isinstance(arguments, dict):
         return ""

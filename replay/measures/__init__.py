@@ -1,0 +1,1 @@
+"""Retention measures: which literal details a summary keeps, as pure text scoring."""
