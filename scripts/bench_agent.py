@@ -25,10 +25,10 @@ class TimedModel:
         self.inner = inner
         self.seconds = 0.0
 
-    def complete(self, request: object) -> object:
+    def complete(self, request: object, timeout: float) -> object:
         start = time.perf_counter()
         try:
-            return self.inner.complete(request)  # type: ignore[attr-defined]
+            return self.inner.complete(request, timeout=timeout)  # type: ignore[attr-defined]
         finally:
             self.seconds += time.perf_counter() - start
 

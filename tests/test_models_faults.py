@@ -119,12 +119,13 @@ def test_a_missing_key_fails_before_any_request(cache: CallCache,
 def test_other_exceptions_are_never_retried() -> None:
     calls = []
 
-    def buggy() -> None:
-        calls.append(1)
+    def buggy(seconds_left: float) -> None:
+        calls.append(seconds_left)
         raise KeyError("a bug")
 
     with pytest.raises(KeyError):
-        retry_call(buggy, max_attempts=5, backoff=FAST)
+        retry_call(buggy, model="m", endpoint="http://127.0.0.1:9/v1", max_attempts=5,
+                   backoff=FAST)
     assert len(calls) == 1
 
 

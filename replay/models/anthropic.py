@@ -27,17 +27,18 @@ _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
 class AnthropicProvider:
     """Speaks the Messages API; raises `InputError` at construction when the key is unset."""
 
-    def __init__(self, spec: ModelSpec, timeout: float = 600.0) -> None:
+    def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec
         headers = {"anthropic-version": API_VERSION}
         key = api_key(spec)
         if key:
             headers["x-api-key"] = key
-        self._transport = JsonTransport(spec, headers, timeout)
+        self._transport = JsonTransport(spec, headers)
 
-    def complete(self, request: ChatRequest) -> ChatResponse:
-        """Send one request; `seed` is not sent (the API has none)."""
-        body = self._transport.post("/messages", request_body(self.spec, request))
+    def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
+        """Send one request, waiting at most about `timeout` seconds; `seed` is not sent (the API
+        has none)."""
+        body = self._transport.post("/messages", request_body(self.spec, request), timeout)
         return parse_reply(self.spec, body)
 
     def close(self) -> None:

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from replay.models.cache import CallCache, cache_key, request_content
-from replay.models.retry import DEFAULT_BACKOFF, Backoff, retry_call
+from replay.models.retry import (
+    DEFAULT_BACKOFF,
+    DEFAULT_DEADLINE,
+    Backoff,
+    Breaker,
+    RetryNotice,
+    retry_call,
+)
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Provider
 
 logger = logging.getLogger(__name__)
@@ -25,15 +33,15 @@ class ClientStats:
     cost: float = 0.0
 
 
-def make_provider(spec: ModelSpec, timeout: float) -> Provider:
+def make_provider(spec: ModelSpec) -> Provider:
     """The HTTP provider for `spec`; raises `InputError` when its key variable is unset."""
     if spec.provider == "anthropic":
         from replay.models.anthropic import AnthropicProvider
 
-        return AnthropicProvider(spec, timeout)
+        return AnthropicProvider(spec)
     from replay.models.openai import OpenAIProvider
 
-    return OpenAIProvider(spec, timeout)
+    return OpenAIProvider(spec)
 
 
 def with_defaults(spec: ModelSpec, request: ChatRequest) -> ChatRequest:
@@ -49,6 +57,10 @@ class ModelClient:
 
     The provider (and so the key lookup) is created at the first cache miss: a re-run answered
     entirely from the cache needs no key. `provider` replaces the HTTP provider (for fakes).
+
+    A call may take `deadline` seconds, all attempts included (None: the spec's `deadline`, else
+    `DEFAULT_DEADLINE`), each attempt at most `timeout` of them. `breaker` is shared with the
+    other clients of a command (see `replay.models.retry`); `on_retry` hears of each retry.
     """
 
     def __init__(
@@ -59,6 +71,9 @@ class ModelClient:
         max_attempts: int = 6,
         backoff: Backoff = DEFAULT_BACKOFF,
         timeout: float = 600.0,
+        deadline: float | None = None,
+        breaker: Breaker | None = None,
+        on_retry: Callable[[RetryNotice], None] | None = None,
         provider: Provider | None = None,
     ) -> None:
         self.spec = spec
@@ -66,6 +81,9 @@ class ModelClient:
         self.max_attempts = max_attempts
         self.backoff = backoff
         self.timeout = timeout
+        self.deadline = deadline or spec.deadline or DEFAULT_DEADLINE
+        self.breaker = breaker or Breaker()
+        self.on_retry = on_retry
         self.stats = ClientStats()
         self._provider = provider
         self._lock = threading.Lock()
@@ -73,9 +91,10 @@ class ModelClient:
     def complete(self, request: ChatRequest, seed_index: int = 0) -> ChatResponse:
         """The reply to `request` for sample `seed_index`, from the cache or the model.
 
-        The reply is stored before it is returned. Raises `ModelTransientError` (a
-        `HarnessError`) when every attempt failed, `InputError` for a missing or refused key or
-        a request the server rejects.
+        The reply is stored before it is returned. Raises `ModelTransientError` when every
+        attempt failed and `ModelDeadlineExceeded` when the deadline passed (both
+        `HarnessError`), `InputError` for a missing key or a request the server rejects, and
+        `Halt` for a refused key (`KeyRefused`), an unreachable endpoint or a tripped breaker.
         """
         request = with_defaults(self.spec, request)
         content = request_content(self.spec, request, seed_index)
@@ -87,8 +106,10 @@ class ModelClient:
             return cached
         provider = self._get_provider()
         response = retry_call(
-            lambda: provider.complete(request), max_attempts=self.max_attempts,
-            backoff=self.backoff,
+            lambda left: provider.complete(request, timeout=min(self.timeout, left)),
+            model=self.spec.alias, endpoint=self.spec.base_url, max_attempts=self.max_attempts,
+            backoff=self.backoff, deadline=self.deadline, breaker=self.breaker,
+            on_retry=self.on_retry,
         )
         self.cache.put(key, self.spec, content, response)
         self._count(response)
@@ -110,7 +131,7 @@ class ModelClient:
     def _get_provider(self) -> Provider:
         with self._lock:
             if self._provider is None:
-                self._provider = make_provider(self.spec, self.timeout)
+                self._provider = make_provider(self.spec)
             return self._provider
 
     def _count(self, response: ChatResponse) -> None:

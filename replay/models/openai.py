@@ -17,15 +17,17 @@ class OpenAIProvider:
     Raises `InputError` at construction when the spec's key variable is unset.
     """
 
-    def __init__(self, spec: ModelSpec, timeout: float = 600.0) -> None:
+    def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec
         key = api_key(spec)
         headers = {"authorization": f"Bearer {key}"} if key else {}
-        self._transport = JsonTransport(spec, headers, timeout)
+        self._transport = JsonTransport(spec, headers)
 
-    def complete(self, request: ChatRequest) -> ChatResponse:
-        """Send one request; the request's temperature, max_tokens and seed are sent if set."""
-        body = self._transport.post("/chat/completions", request_body(self.spec, request))
+    def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
+        """Send one request, waiting at most about `timeout` seconds; the request's temperature,
+        max_tokens and seed are sent if set."""
+        body = self._transport.post("/chat/completions", request_body(self.spec, request),
+                                    timeout)
         return parse_reply(self.spec, body)
 
     def close(self) -> None:

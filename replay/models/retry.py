@@ -1,24 +1,38 @@
-"""The one retry wrapper: retries `ModelTransientError` only, with capped exponential backoff.
+"""The one retry wrapper: one deadline per model call across its attempts, capped exponential
+backoff, and a breaker shared by the model clients of one command.
 
+Only `ModelTransientError` is retried, up to `max_attempts` attempts. Each attempt is given the
+time left before the call's deadline; when the deadline passes, or a wait would end past it, the
+call fails with `ModelDeadlineExceeded` (a harness fault: the cell is `error`, retried next run).
 A server's Retry-After wins over the backoff (up to `max_retry_after`). After the last attempt
-the transient error propagates; any other exception (a bug, an `InputError`) is never retried.
+the transient error propagates; any other exception is never retried.
+
+The breaker counts connection failures in a row per endpoint (refused, unreachable: not HTTP
+errors, which prove the server is there). At `threshold` it trips and the call fails with
+`EndpointUnreachable`. Any `Halt` (that, or a refused key) trips it: from then on every call
+through a client that shares the breaker fails at once, so a sweep stops instead of failing each
+of its cells in turn.
 """
 
 from __future__ import annotations
 
 import logging
+import random
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
-from tenacity.wait import wait_random_exponential
-
-from replay.models.transport import ModelTransientError
+from replay.errors import Halt, HarnessError
+from replay.models.transport import CONNECTION, ModelTransientError
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+DEFAULT_DEADLINE = 900.0  # seconds one model call may take, all its attempts and waits included
+BREAKER_THRESHOLD = 3  # connection failures in a row that make an endpoint unreachable
 
 
 @dataclass(frozen=True)
@@ -29,37 +43,127 @@ class Backoff:
     cap: float = 60.0
     max_retry_after: float = 600.0
 
+    def wait(self, attempt: int, error: ModelTransientError) -> float:
+        """Seconds to wait after failed attempt number `attempt` (1-based)."""
+        if error.retry_after is not None:
+            return min(error.retry_after, self.max_retry_after)
+        return random.uniform(0, min(self.cap, self.initial * 2 ** (attempt - 1)))
+
 
 DEFAULT_BACKOFF = Backoff()
 
 
-def retry_call(fn: Callable[[], T], *, max_attempts: int, backoff: Backoff = DEFAULT_BACKOFF) -> T:
-    """Call `fn` up to `max_attempts` times while it raises `ModelTransientError`.
+@dataclass(frozen=True)
+class RetryNotice:
+    """A failed attempt of a model call that is about to be retried."""
 
-    Raises the last `ModelTransientError` when every attempt failed.
+    model: str
+    endpoint: str
+    attempt: int
+    max_attempts: int
+    why: str
+    wait: float
+
+    def __str__(self) -> str:
+        return (f"model {self.model!r} at {self.endpoint}: attempt {self.attempt} of "
+                f"{self.max_attempts} failed ({self.why}), retrying in {self.wait:.1f}s")
+
+
+class ModelDeadlineExceeded(HarnessError):
+    """A model call got no answer before its deadline, all attempts included."""
+
+
+class EndpointUnreachable(Halt):
+    """Connections to a model endpoint failed `threshold` times in a row."""
+
+
+class Breaker:
+    """Connection failures in a row per endpoint, and the first fault that halted the command.
+
+    Thread-safe; share one between the clients (and threads) of one command.
+    """
+
+    def __init__(self, threshold: int = BREAKER_THRESHOLD) -> None:
+        self.threshold = threshold
+        self.tripped: str | None = None
+        self._failures: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._halted = threading.Event()
+
+    def check(self) -> None:
+        """Raise `Halt` once the breaker has tripped."""
+        if self.tripped is not None:
+            raise Halt(self.tripped)
+
+    def trip(self, reason: str) -> None:
+        """Halt every call from now on; the first reason is kept."""
+        with self._lock:
+            if self.tripped is None:
+                self.tripped = reason
+        self._halted.set()
+
+    def failed(self, endpoint: str, error: ModelTransientError) -> None:
+        """Count a failed attempt; raise `EndpointUnreachable` when it trips the breaker."""
+        with self._lock:
+            failures = self._failures[endpoint] = (
+                self._failures.get(endpoint, 0) + 1 if error.why == CONNECTION else 0)
+        if failures >= self.threshold:
+            unreachable = EndpointUnreachable(
+                f"model endpoint {endpoint} is unreachable: {failures} connection attempts in a "
+                f"row failed, the last: {error}")
+            self.trip(str(unreachable))
+            raise unreachable from error
+
+    def answered(self, endpoint: str) -> None:
+        """The endpoint answered: its count starts again."""
+        with self._lock:
+            self._failures[endpoint] = 0
+
+    def sleep(self, seconds: float) -> None:
+        """Wait `seconds`, or less when the breaker trips meanwhile."""
+        self._halted.wait(seconds)
+
+
+def retry_call(fn: Callable[[float], T], *, model: str, endpoint: str, max_attempts: int,
+               backoff: Backoff = DEFAULT_BACKOFF, deadline: float = DEFAULT_DEADLINE,
+               breaker: Breaker | None = None,
+               on_retry: Callable[[RetryNotice], None] | None = None) -> T:
+    """Call `fn(seconds_left)` until it returns, while it raises `ModelTransientError`.
+
+    `model` and `endpoint` name the call in notices and errors. `on_retry` hears of each retry
+    (the default logs a warning). Raises `ModelDeadlineExceeded` when `deadline` seconds pass,
+    `EndpointUnreachable` or `Halt` when the breaker trips, and the last `ModelTransientError`
+    when every attempt failed.
     """
     if max_attempts < 1:
         raise ValueError("max_attempts must be at least 1")
-    jitter = wait_random_exponential(multiplier=backoff.initial, max=backoff.cap)
+    breaker = breaker or Breaker()
+    end = time.monotonic() + deadline
+    attempt = 0
+    while True:
+        attempt += 1
+        breaker.check()
+        try:
+            result = fn(end - time.monotonic())
+        except ModelTransientError as error:
+            breaker.failed(endpoint, error)
+            pause = backoff.wait(attempt, error) if attempt < max_attempts else 0.0
+            if time.monotonic() + pause >= end:
+                raise ModelDeadlineExceeded(
+                    f"model {model!r} at {endpoint}: no answer within the {deadline:g} s call "
+                    f"deadline ({attempt} attempt(s), the last: {error.why})") from error
+            if attempt == max_attempts:
+                raise
+            (on_retry or _log)(RetryNotice(model, endpoint, attempt, max_attempts, error.why,
+                                           pause))
+            breaker.sleep(pause)
+            continue
+        except Halt as halt:
+            breaker.trip(str(halt))
+            raise
+        breaker.answered(endpoint)
+        return result
 
-    def wait(state: RetryCallState) -> float:
-        error = state.outcome.exception() if state.outcome else None
-        retry_after = getattr(error, "retry_after", None)
-        if retry_after is not None:
-            return min(retry_after, backoff.max_retry_after)
-        return jitter(state)
 
-    def log(state: RetryCallState) -> None:
-        error = state.outcome.exception() if state.outcome else None
-        seconds = state.next_action.sleep if state.next_action else 0.0
-        logger.warning("%s; attempt %d of %d failed, retrying in %.1fs",
-                       error, state.attempt_number, max_attempts, seconds)
-
-    retrying = Retrying(
-        retry=retry_if_exception_type(ModelTransientError),
-        stop=stop_after_attempt(max_attempts),
-        wait=wait,
-        before_sleep=log,
-        reraise=True,
-    )
-    return retrying(fn)
+def _log(notice: RetryNotice) -> None:
+    logger.warning("%s", notice)

@@ -42,6 +42,8 @@ logger = logging.getLogger(__name__)
 
 _ROUTES = {"/v1/chat/completions": "openai", "/v1/messages": "anthropic"}
 _STOP_REASONS = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}
+_FAULT_WHY = {"slow": "timeout", "hang": "timeout", "malformed": "malformed response",
+              "drop": "connection dropped"}
 
 
 @dataclass(frozen=True)
@@ -69,8 +71,10 @@ class ScriptedServer:
         self._lock = threading.Lock()
         self._http: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self.stopping = threading.Event()  # set on exit: requests that hang are let go
 
     def __enter__(self) -> ScriptedServer:
+        self.stopping.clear()
         self._http = _HTTPServer(("127.0.0.1", 0), _Handler)
         self._http.owner = self
         self._thread = threading.Thread(
@@ -80,6 +84,7 @@ class ScriptedServer:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        self.stopping.set()
         if self._http is not None:
             self._http.shutdown()
             self._http.server_close()
@@ -179,7 +184,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self, wire: str, body: dict[str, Any], turn: Turn, request_chars: int) -> None:
         fault = fault_of(turn)
-        if fault == "drop":
+        if fault in ("drop", "hang"):
+            if fault == "hang":
+                self.server.owner.stopping.wait()
             self.close_connection = True
             return
         if fault == "malformed":
@@ -270,7 +277,8 @@ class ScriptedModel:
 
     Give it the spec of the `ModelClient` it stands behind, so model rules match. Faults raise
     what the HTTP provider would: statuses through the same classification, and `slow`,
-    `malformed` and `drop` as `ModelTransientError` at once (there is no clock to time out).
+    `hang`, `malformed` and `drop` as `ModelTransientError` at once (there is no clock to time
+    out).
     """
 
     def __init__(self, *scripts: Script, spec: ModelSpec | None = None) -> None:
@@ -279,11 +287,12 @@ class ScriptedModel:
         self.book = ScriptBook(scripts)
         self.requests: list[ChatRequest] = []
 
-    def complete(self, request: ChatRequest, seed_index: int = 0) -> ChatResponse:
+    def complete(self, request: ChatRequest, seed_index: int = 0, *,
+                 timeout: float | None = None) -> ChatResponse:
         """The next scripted turn for `request` as a `ChatResponse`.
 
-        Fits both the provider protocol and `ModelClient.complete`; every request takes the
-        next turn whatever its `seed_index`.
+        Fits both the provider protocol (which gives a `timeout`: with no clock, nothing waits)
+        and `ModelClient.complete`; every request takes the next turn whatever its `seed_index`.
         """
         self.requests.append(request)
         problem = openai_problem({"model": self.spec.model, "messages": request.messages})
@@ -297,7 +306,8 @@ class ScriptedModel:
             raise_for_status(self.spec, int(fault), turn.get("message", f"scripted {fault}"),
                              turn.get("retry_after"))
         if fault is not None:
-            raise ModelTransientError(f"model {self.spec.alias!r}: scripted fault {fault!r}")
+            raise ModelTransientError(f"model {self.spec.alias!r}: scripted fault {fault!r}",
+                                      why=_FAULT_WHY[fault])
         usage = turn_usage(turn, len(canonical_json(request.messages)))
         return ChatResponse(message=reply_message(turn), usage=usage, cost=self.spec.cost(usage),
                             finish_reason=finish_reason(turn))

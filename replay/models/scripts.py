@@ -9,7 +9,8 @@ A script is a list of turns served in order to the requests its rule matches. A 
 - a fault: `{"fault": "429", "retry_after": 1}` or any HTTP status (`"500"`, `"401"`, with an
   optional `"message"`); `{"fault": "slow", "seconds": 2}` (answers, with the turn's reply
   fields, only after the delay); `{"fault": "malformed"}` (a 200 whose body is not JSON);
-  `{"fault": "drop"}` (the connection closes without a response).
+  `{"fault": "drop"}` (the connection closes without a response); `{"fault": "hang"}` (the
+  request is read and never answered, until the server stops).
 
 A rule matches on the request's model name and/or a substring of the last user message's text;
 the first matching script serves. An exhausted script repeats its last turn, or serves its
@@ -31,7 +32,7 @@ from replay.models.types import Message, Usage
 
 Turn = dict[str, Any]
 
-NAMED_FAULTS = ("slow", "malformed", "drop")
+NAMED_FAULTS = ("slow", "malformed", "drop", "hang")
 
 
 def fault_of(turn: Turn) -> str | None:

@@ -23,7 +23,9 @@ class ModelSpec(BaseModel):
     `base_url` ends before the API path: `https://api.openai.com/v1` for OpenAI-compatible
     servers (`/chat/completions` is appended), `https://api.anthropic.com/v1` for Anthropic
     (`/messages` is appended). `key_env` names the environment variable holding the key; it is
-    empty for local servers that take none. Prices are USD per million tokens.
+    empty for local servers that take none. Prices are USD per million tokens. `deadline` is how
+    many seconds one call to this model may take, all its retries included, when the command
+    gives no `--call-deadline` (default 900).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -38,6 +40,7 @@ class ModelSpec(BaseModel):
     price_out: float = Field(default=0.0, ge=0)
     temperature: float | None = Field(default=None, ge=0)
     max_tokens: int | None = Field(default=None, gt=0)
+    deadline: float | None = Field(default=None, gt=0)
 
     @field_validator("base_url")
     @classmethod
@@ -105,8 +108,9 @@ class ChatResponse(BaseModel):
 class Provider(Protocol):
     """Something that answers chat requests: an HTTP provider or an in-process fake."""
 
-    def complete(self, request: ChatRequest) -> ChatResponse:
-        """Answer one request; raises `ModelTransientError` for faults worth retrying."""
+    def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
+        """Answer one request within about `timeout` seconds; raises `ModelTransientError` for
+        faults worth retrying."""
         ...
 
     def close(self) -> None:
