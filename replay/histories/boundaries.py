@@ -9,7 +9,8 @@ the snapshot is the tree after step k. Rules:
 - `fraction:F`   at fraction F (0 < F <= 1) of the complete trajectory, rounded to a step.
 - `before-edit`  just before the step that first changes a non-test file of the repository.
 
-A rule that lands past the end of the trajectory, or before its first step, is bad input.
+A rule out of range (N < 1, F outside 0 < F <= 1) is bad input when it is parsed; one that
+lands past the end of the trajectory, or before its first step, when it is cut.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def parse_rule(text: str) -> Rule:
     kind, _, raw = text.partition(":")
     if kind in ("steps", "tokens") and re.fullmatch(r"\d+", raw) and int(raw) >= 1:
         return Rule(kind, int(raw))
-    if kind == "fraction" and re.fullmatch(r"\d*\.?\d+", raw) and float(raw) > 0:
+    if kind == "fraction" and re.fullmatch(r"\d*\.?\d+", raw) and 0 < float(raw) <= 1:
         return Rule(kind, float(raw))
     raise InputError(f"bad boundary rule {text!r}: use {', '.join(RULES)} "
                      "(N a positive integer, 0 < F <= 1)")
@@ -86,8 +87,6 @@ def cut(rule: Rule, marks: Sequence[StepMark], opening_tokens: int) -> int:
     if rule.kind == "steps":
         steps = int(rule.value)
     elif rule.kind == "fraction":
-        if rule.value > 1:
-            raise InputError(f"boundary {rule.text} is past the end of the trajectory")
         steps = max(1, int(rule.value * total + 0.5))
     elif rule.kind == "tokens":
         steps = _tokens(rule, marks, opening_tokens)
