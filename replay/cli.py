@@ -1,4 +1,5 @@
-"""The `replay` command: parses options, calls the engine, prints. Bad input exits 2.
+"""The `replay` command: parses options, calls the engine, prints. Bad input, and a fault that
+halts the command (an endpoint unreachable, a key refused), are one line and exit 2.
 
 Each command lives in a module of `replay.commands` with a `register(app)` function.
 """
@@ -13,7 +14,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from replay.errors import InputError
+from replay.errors import Halt, InputError
 
 COMMANDS = ("validate", "run", "models", "prompts", "collect", "importer", "clean", "sweep")
 
@@ -34,11 +35,11 @@ def _register_commands() -> None:
 
 
 def main() -> None:
-    """Entry point: one line and exit 2 for bad input, 130 on Ctrl-C."""
+    """Entry point: one line and exit 2 for bad input or a halt, 130 on Ctrl-C."""
     _register_commands()
     try:
         code = app(standalone_mode=False)
-    except InputError as exc:
+    except (InputError, Halt) as exc:
         errors.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except typer.TyperException as exc:  # usage errors: typer's own copy of click raises these

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from replay.agent.loop import AgentConfig
 from replay.commands.options import (
+    CallDeadline,
     Dataset,
     Ids,
     Mirrors,
@@ -32,7 +33,7 @@ from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.keys import api_key
 from replay.models.registry import resolve
-from replay.paths import default_store, repo_mirrors_from_env
+from replay.paths import default_store
 from replay.store import Store
 from replay.sweep.continuation import model_id
 
@@ -42,8 +43,12 @@ Boundaries = Annotated[list[str] | None, typer.Option(
 
 def collect_command(instances: Sequence[Instance], model_name: str, rules: Sequence[Rule],
                     config: AgentConfig, seed_index: int, store_path: Path,
-                    mirrors: Path | None, console: Console) -> int:
-    """Collect every instance's trajectory, then cut each rule; 0 when none failed, else 1."""
+                    mirrors: Path | None, console: Console,
+                    call_deadline: float | None = None) -> int:
+    """Collect every instance's trajectory, then cut each rule; 0 when none failed, else 1.
+
+    Raises `Halt` for a refused key or an unreachable endpoint.
+    """
     spec = resolve(model_name)
     identity = model_id(spec)
     with Store.open(store_path) as store, CallCache(store_path) as cache:
@@ -54,7 +59,7 @@ def collect_command(instances: Sequence[Instance], model_name: str, rules: Seque
             preflight(missing)
         backend = make_backend("local", mirrors)
         results = []
-        with ModelClient(spec, cache) as model:
+        with ModelClient(spec, cache, deadline=call_deadline) as model:
             for instance in instances:
                 result = collect_trajectory(instance, backend, model, identity, spec.alias,
                                             config, store, seed_index)
@@ -104,12 +109,12 @@ def register(app: typer.Typer) -> None:
         seed_index: Annotated[int, typer.Option(min=0, help="Sample index (cache key).")] = 0,
         suite: Suite = "demo", dataset: Dataset = None, instance: Ids = None,
         filter_: Pattern = None, slice_: Span = None, store: StorePath = None,
-        repo_mirror: Mirrors = None,
+        repo_mirror: Mirrors = None, call_deadline: CallDeadline = None,
     ) -> None:
         """Run the agent from the start of each task; cut Phase A histories at --boundary."""
         rules = [parse_rule(text) for text in boundary or []]
         chosen = choose_instances(suite, dataset, instance or [], filter_, slice_)
         code = collect_command(chosen, model, rules, AgentConfig(max_steps=max_steps),
                                seed_index, store or default_store(),
-                               repo_mirror or repo_mirrors_from_env(), console)
+                               repo_mirror, console, call_deadline)
         raise typer.Exit(code)

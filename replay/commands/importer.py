@@ -19,7 +19,7 @@ from replay.histories.importers import FORMATS
 from replay.histories.importers.rebuild import import_files
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
-from replay.paths import default_store, repo_mirrors_from_env
+from replay.paths import default_store
 from replay.store import Store
 
 DEFAULT_BOUNDARY = "fraction:1"
@@ -73,6 +73,5 @@ def register(app: typer.Typer) -> None:
         rules = [parse_rule(text) for text in boundary or [DEFAULT_BOUNDARY]]
         instances = choose_instances(suite, dataset, [], None, None)
         code = import_command(files, rules, instances, format_, instance,
-                              store or default_store(), repo_mirror or repo_mirrors_from_env(),
-                              console)
+                              store or default_store(), repo_mirror, console)
         raise typer.Exit(code)

@@ -1,4 +1,5 @@
-"""Options shared by several commands, and the consoles they print to."""
+"""Options shared by several commands, the checks they need before anything runs, and the
+consoles they print to."""
 
 from __future__ import annotations
 
@@ -8,7 +9,29 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from replay.errors import InputError
+from replay.paths import repo_mirrors_from_env
+
 console = Console()
+
+
+def mirrors_folder(option: Path | None) -> Path | None:
+    """`--repo-mirror`, else REPLAY_REPO_MIRRORS; bad input when it names no folder."""
+    folder = option or repo_mirrors_from_env()
+    if folder is None or folder.is_dir():
+        return folder
+    source = "--repo-mirror" if option else "REPLAY_REPO_MIRRORS"
+    problem = "is not a folder" if folder.exists() else "does not exist"
+    raise InputError(f"{source} {folder} {problem}: give a folder of bare git mirrors")
+
+
+def existing_store(path: Path) -> Path:
+    """`path` when a store file is there; bad input otherwise (nothing is created)."""
+    if not path.is_file():
+        raise InputError(f"no store at {path}: give --store, or run `replay backbone` or "
+                         "`replay prompt` first")
+    return path
+
 
 Suite = Annotated[str, typer.Option(
     help="Suite: a bundled name (see instances/) or a folder holding a suite.toml.")]
@@ -20,9 +43,15 @@ Span = Annotated[str | None, typer.Option("--slice", help="START:STOP of the sel
 StorePath = Annotated[Path | None, typer.Option(
     "--store", help="SQLite results file (default runs/replay.db).")]
 Mirrors = Annotated[Path | None, typer.Option(
-    "--repo-mirror", help="Folder of bare git mirrors (full history) instead of GitHub.")]
+    "--repo-mirror", callback=mirrors_folder,
+    help="Folder of bare git mirrors (full history) instead of GitHub (default: "
+         "REPLAY_REPO_MIRRORS).")]
 BackendName = Annotated[str, typer.Option(
     "--backend", help="Where commands run: local (namespaces on this machine) or docker.")]
 BaseImage = Annotated[str | None, typer.Option(
     "--base-image", help="docker: the image environments are built on (default "
                          "replay-base:bookworm, from scripts/build-base-image.sh).")]
+CallDeadline = Annotated[float | None, typer.Option(
+    "--call-deadline", min=0.1, metavar="SECONDS",
+    help="Seconds one model call may take, all its retries included; then the cell is an "
+         "error, run again next time (default: the model's `deadline`, else 900).")]

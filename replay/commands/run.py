@@ -13,6 +13,7 @@ from rich.markup import escape
 from replay.commands.options import (
     BackendName,
     BaseImage,
+    CallDeadline,
     Dataset,
     Mirrors,
     StorePath,
@@ -24,7 +25,8 @@ from replay.compaction.carriers import CARRIERS
 from replay.compaction.summarize import parse_summarizer
 from replay.environments.backends import close_backend, make_backend
 from replay.environments.recipes import load_recipe
-from replay.errors import InputError
+from replay.errors import Halt, InputError
+from replay.histories.boundaries import parse_rule
 from replay.histories.records import find_history
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
@@ -32,8 +34,9 @@ from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.keys import api_key
 from replay.models.registry import resolve
+from replay.models.retry import Breaker
 from replay.models.types import ModelSpec
-from replay.paths import default_store, repo_mirrors_from_env
+from replay.paths import default_store
 from replay.store import Store
 from replay.sweep.cells import INPUT_FAULT, CellTask, Settings, run_cell
 from replay.sweep.continuation import artifacts_of
@@ -53,6 +56,7 @@ class RunOptions:
     seed_index: int = 0
     history_id: str | None = None
     history_rule: str | None = None
+    call_deadline: float | None = None
 
 
 def _task(instance: Instance, options: RunOptions, store: Store) -> CellTask:
@@ -84,23 +88,27 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
                 base_image: str | None = None) -> int:
     """Run one cell (PRE or POST) through the sweep's cell pipeline, keeping its summary and
     continuation in the store as a sweep does; 0 when its tests pass, 1 when they fail or the
-    harness failed."""
+    harness failed. Raises `Halt` for a refused key or an unreachable endpoint."""
     agent_spec = resolve(options.agent_model)
     api_key(agent_spec)
     settings = Settings(agent_spec, options.carrier, options.steps)
     recipe = load_recipe(instance)
     chosen = make_backend(backend, mirrors, base_image)
     clients: list[ModelClient] = []
+    breaker = Breaker()
     try:
         with open_store(store_path) as store, CallCache(store_path) as cache:
             task = _task(instance, options, store)
 
             def model(spec: ModelSpec) -> ModelClient:
-                clients.append(ModelClient(spec, cache))
+                clients.append(ModelClient(spec, cache, deadline=options.call_deadline,
+                                           breaker=breaker))
                 return clients[-1]
 
             result = run_cell(task, settings, store,
                               lambda: (chosen.start(instance, recipe), recipe), model)
+            if breaker.tripped is not None:
+                raise Halt(breaker.tripped)
             if result.error and result.error.startswith(INPUT_FAULT):
                 raise InputError(result.error.removeprefix(INPUT_FAULT).split(": ", 1)[-1])
             _report(task, result, store, console)
@@ -153,12 +161,14 @@ def register(app: typer.Typer) -> None:
                  "default: the instance's bundled history.")] = None,
         history_rule: Annotated[str | None, typer.Option(
             help="Pick the stored history cut by this boundary rule, e.g. steps:6.")] = None,
+        call_deadline: CallDeadline = None,
     ) -> None:
         """Run one continuation on a restored snapshot and grade it (for debugging one case)."""
+        rule = parse_rule(history_rule).text if history_rule else None
         chosen = choose_instances(suite, dataset, [instance], None, None)[0]
         options = RunOptions(arm=arm, agent_model=agent_model, summarizer=summarizer,
                              carrier=carrier, steps=steps, seed_index=seed_index,
-                             history_id=history, history_rule=history_rule)
+                             history_id=history, history_rule=rule, call_deadline=call_deadline)
         code = run_command(chosen, options, store or default_store(),
-                           repo_mirror or repo_mirrors_from_env(), console, backend, base_image)
+                           repo_mirror, console, backend, base_image)
         raise typer.Exit(code)

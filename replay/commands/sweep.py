@@ -12,6 +12,7 @@ from rich.console import Console
 
 from replay.commands.options import (
     BaseImage,
+    CallDeadline,
     Dataset,
     Ids,
     Mirrors,
@@ -20,6 +21,7 @@ from replay.commands.options import (
     StorePath,
     Suite,
     console,
+    existing_store,
 )
 from replay.commands.prompts import ensure_prompt
 from replay.compaction.carriers import CARRIERS
@@ -30,7 +32,7 @@ from replay.instances.selection import choose_instances
 from replay.models.cache import CallCache
 from replay.models.keys import api_key
 from replay.models.registry import resolve
-from replay.paths import default_store, repo_mirrors_from_env
+from replay.paths import default_store
 from replay.report.exports import reports_folder, write
 from replay.report.tables import build, render
 from replay.store import Store
@@ -67,6 +69,7 @@ class Execution:
     dry_run: bool = False
     quiet: bool = False
     base_image: str | None = None
+    call_deadline: float | None = None
 
 
 def prompt_loader(plan: Plan) -> Callable[[str], PromptText]:
@@ -93,7 +96,7 @@ def confirm_command(run: str | None, how: Execution, out: Console) -> int:
     Pending seed-0 cells of the run are run too, and pairs they turn out damaged are confirmed
     in a second round.
     """
-    with open_store(how.store) as store:
+    with open_store(existing_store(how.store)) as store:
         name = run or latest_run(store)
         plan = require_run(store, name)
         if how.backend:
@@ -126,7 +129,7 @@ def _run_plan(store: Store, name: str, prepared: Prepared, how: Execution, out: 
         api_key(spec)
     save_run(store, name, plan)
     setup = Setup(prepared.settings, plan.backend, how.mirrors, store.path, how.per_provider,
-                  how.base_image)
+                  how.base_image, how.call_deadline)
     executor = make_executor(how.executor, setup, how.workers, how.ray_address)
     try:
         with CallCache(store.path) as cache, \
@@ -234,14 +237,14 @@ def _register_sweeps(app: typer.Typer) -> None:
         per_provider: PerProvider = 8, backend: Backend = None, executor: Executor = "local",
         ray_address: RayAddress = None, run: RunName = None, dry_run: DryRun = False,
         store: StorePath = None, repo_mirror: Mirrors = None, base_image: BaseImage = None,
-        prompt_sources: PromptSources = None,
+        prompt_sources: PromptSources = None, call_deadline: CallDeadline = None,
     ) -> None:
         """Compare summarizer backbones with the prompt, agent, histories and snapshots fixed."""
         plan = _plan("backbone", _summarizers(model, prompt, baseline or []), suite, dataset,
                      instance, filter_, slice_, agent_model, carrier, steps, prompt_sources)
         how = Execution(store or default_store(), workers, per_provider, backend, executor,
-                        ray_address, repo_mirror or repo_mirrors_from_env(), dry_run,
-                        base_image=base_image)
+                        ray_address, repo_mirror, dry_run, base_image=base_image,
+                        call_deadline=call_deadline)
         raise typer.Exit(sweep_command(plan, run, how, console))
 
     @app.command("prompt")
@@ -256,7 +259,7 @@ def _register_sweeps(app: typer.Typer) -> None:
         per_provider: PerProvider = 8, backend: Backend = None, executor: Executor = "local",
         ray_address: RayAddress = None, run: RunName = None, dry_run: DryRun = False,
         store: StorePath = None, repo_mirror: Mirrors = None, base_image: BaseImage = None,
-        prompt_sources: PromptSources = None,
+        prompt_sources: PromptSources = None, call_deadline: CallDeadline = None,
     ) -> None:
         """Compare compaction prompts with the summarizer model fixed."""
         names = [name.strip() for name in prompts.split(",") if name.strip()]
@@ -265,8 +268,8 @@ def _register_sweeps(app: typer.Typer) -> None:
         plan = _plan("prompt", summarizers, suite, dataset, instance, filter_, slice_,
                      agent_model, carrier, steps, prompt_sources)
         how = Execution(store or default_store(), workers, per_provider, backend, executor,
-                        ray_address, repo_mirror or repo_mirrors_from_env(), dry_run,
-                        base_image=base_image)
+                        ray_address, repo_mirror, dry_run, base_image=base_image,
+                        call_deadline=call_deadline)
         raise typer.Exit(sweep_command(plan, run, how, console))
 
 
@@ -276,12 +279,12 @@ def _register_follow_ups(app: typer.Typer) -> None:
         run: RunArgument = None, workers: Workers = 1, per_provider: PerProvider = 8,
         backend: Backend = None, executor: Executor = "local", ray_address: RayAddress = None,
         dry_run: DryRun = False, store: StorePath = None, repo_mirror: Mirrors = None,
-        base_image: BaseImage = None,
+        base_image: BaseImage = None, call_deadline: CallDeadline = None,
     ) -> None:
         """Re-run every damaged pair twice more (seeds 1, 2): stable damage or seed-variable."""
         how = Execution(store or default_store(), workers, per_provider, backend, executor,
-                        ray_address, repo_mirror or repo_mirrors_from_env(), dry_run,
-                        base_image=base_image)
+                        ray_address, repo_mirror, dry_run, base_image=base_image,
+                        call_deadline=call_deadline)
         raise typer.Exit(confirm_command(run, how, console))
 
     @app.command()
@@ -292,7 +295,7 @@ def _register_follow_ups(app: typer.Typer) -> None:
         cells: Annotated[bool, typer.Option(help="Also print the diagnostics per cell.")] = False,
     ) -> None:
         """Print a run's outcome grid, damage rates and prompt table; write the exports."""
-        with open_store(store or default_store()) as opened:
+        with open_store(existing_store(store or default_store())) as opened:
             name = run or latest_run(opened)
             found = build(opened, name)
             render(found, console, cells=cells)

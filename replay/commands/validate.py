@@ -26,7 +26,7 @@ from replay.histories.records import bundled_snapshot
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
 from replay.judge.validate import Validation, preflight, validate_all
-from replay.paths import default_store, repo_mirrors_from_env
+from replay.paths import default_store
 from replay.store import Store
 
 STYLES = {"valid": "green", "excluded": "yellow", "error": "red"}
@@ -86,6 +86,5 @@ def register(app: typer.Typer) -> None:
         """Check instances before any model is called: solvable, a real repair, restorable."""
         chosen = choose_instances(suite, dataset, instance or [], filter_, slice_)
         code = validate_command(chosen, store or default_store(),
-                                repo_mirror or repo_mirrors_from_env(), rebuild, console,
-                                backend, base_image)
+                                repo_mirror, rebuild, console, backend, base_image)
         raise typer.Exit(code)

@@ -7,6 +7,10 @@ The driver (this module, in the `replay` process) alone writes cells. Stages:
 2. pending cells of instances validation excluded are not run (their pairs are `excluded`);
 3. a cell whose summary and continuation the store keeps is answered from it with no work;
 4. the other cells run on the executor; each is recorded the moment it finishes.
+
+A task that comes back `halted` (a model endpoint unreachable, an API key refused) is not
+recorded; once the tasks in flight are back, `Halt` is raised: the command stops with what was
+recorded before kept.
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ from typing import Any, Protocol
 
 from replay.compaction.carriers import tokens
 from replay.compaction.summarize import parse_summarizer
+from replay.errors import Halt
 from replay.judge.validate import Validation
 from replay.models.cache import CallCache
+from replay.models.retry import RetryNotice
 from replay.store import Store
 from replay.sweep.cells import CellTask, Prepared, ValidateTask, kept_result, summary_key
 from replay.sweep.labels import outcomes, validations
@@ -36,7 +42,7 @@ RESUME_TOKENS = 500  # the agent's system prompt and the resume message around a
 class Executor(Protocol):
     """What the driver needs of an executor (see `replay.sweep.executors`)."""
 
-    def map(self, tasks: list[Task]) -> Iterable[tuple[str, Task, Finished | None]]: ...
+    def map(self, tasks: list[Task]) -> Iterable[tuple[str, Task, Any]]: ...
 
 
 class Progress(Protocol):
@@ -45,6 +51,8 @@ class Progress(Protocol):
     def planned(self, cells: int) -> None: ...
 
     def started(self, task: Task) -> None: ...
+
+    def retrying(self, task: Task, notice: RetryNotice) -> None: ...
 
     def validated(self, validation: Validation) -> None: ...
 
@@ -110,13 +118,22 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
 
 
 def _run(executor: Executor, tasks: list[Task], progress: Progress) -> Iterable[Finished]:
+    """The tasks' results as they finish, halted ones left out; `Halt` at the end if any was."""
     if not tasks:
         return
-    for kind, task, finished in executor.map(tasks):
+    halted = None
+    for kind, task, payload in executor.map(tasks):
         if kind == "started":
             progress.started(task)
-        elif finished is not None:
-            yield finished
+        elif kind == "retrying":
+            progress.retrying(task, payload)
+        elif payload.halted is not None:
+            halted = halted or payload.halted
+        else:
+            yield payload
+    if halted is not None:
+        raise Halt(f"{halted}; the sweep stopped (finished cells are kept: run it again to "
+                   "go on)")
 
 
 def _record(store: Store, run: str, result: CellResult, cells: dict[CellId, CellResult],

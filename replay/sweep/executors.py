@@ -5,6 +5,11 @@
 only to a scratch store on its node and returns exports that the driver writes, so the driver
 alone writes the run's store. Both yield the same events, and a plan gives the same table on
 either.
+
+Events are ("started", task, None), ("retrying", task, RetryNotice) (local workers only: a model
+call of the task failed and is being retried) and ("finished", task, Finished). Once a task comes
+back `halted` (an endpoint unreachable, a key refused), no other task starts: each comes back at
+once, `halted` too.
 """
 
 from __future__ import annotations
@@ -15,8 +20,9 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from replay.errors import InputError
+from replay.errors import Halt, InputError
 from replay.judge.validate import Validation
+from replay.models.retry import Breaker
 from replay.sweep.cells import ValidateTask, fault_text
 from replay.sweep.plan import CellResult
 from replay.sweep.workers import Finished, Gates, Setup, Task, Worker
@@ -31,12 +37,13 @@ class LocalExecutor:
         self.setup = setup
         self.workers = workers
         self.gates = Gates(setup.per_provider)
+        self.breaker = Breaker()
         self._todo: queue.Queue[Task | None] = queue.Queue()
         self._events: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
         self._threads: list[threading.Thread] = []
 
-    def map(self, tasks: list[Task]) -> Iterator[tuple[str, Task, Finished | None]]:
-        """Run `tasks`; yields ("started", task, None) and ("finished", task, result) events."""
+    def map(self, tasks: list[Task]) -> Iterator[tuple[str, Task, Any]]:
+        """Run `tasks`, yielding the events of the module docstring."""
         if not self._threads:
             self._threads = [threading.Thread(target=self._serve, args=(slot,), daemon=True,
                                               name=f"replay-worker-{slot}")
@@ -60,12 +67,17 @@ class LocalExecutor:
 
     def _serve(self, slot: int) -> None:
         try:
-            worker = Worker(self.setup, slot, self.gates)
+            worker = Worker(self.setup, slot, self.gates, breaker=self.breaker,
+                            on_retry=lambda task, notice: self._events.put(
+                                ("retrying", task, notice)))
         except BaseException as exc:  # surfaced in the driver's thread by map()
             self._events.put(("broken", None, exc))
             return
         try:
             while (task := self._todo.get()) is not None:
+                if self.breaker.tripped is not None:
+                    self._events.put(("finished", task, fault(task, Halt(self.breaker.tripped))))
+                    continue
                 self._events.put(("started", task, None))
                 try:
                     finished = worker.run(task)
@@ -108,12 +120,20 @@ class RayExecutor:
         self._actor = ray.remote(num_cpus=1)(RayWorker)
         self.actors = [self._actor.remote(setup, slot) for slot in range(workers)]
 
-    def map(self, tasks: list[Task]) -> Iterator[tuple[str, Task, Finished | None]]:
-        """Run `tasks` on the actors; yields the same events as `LocalExecutor.map`."""
+    def map(self, tasks: list[Task]) -> Iterator[tuple[str, Task, Any]]:
+        """Run `tasks` on the actors; yields the same events as `LocalExecutor.map` (but no
+        "retrying": the actors log retries on their nodes)."""
         todo = list(tasks)
         idle = list(enumerate(self.actors))
         running: dict[Any, tuple[int, Any, Task]] = {}
+        halted: str | None = None
         while todo or running:
+            if halted is not None:
+                for task in todo:
+                    yield "finished", task, fault(task, Halt(halted))
+                todo = []
+                if not running:
+                    return
             while todo and idle:
                 slot, actor = idle.pop(0)
                 task = todo.pop(0)
@@ -128,6 +148,7 @@ class RayExecutor:
                 self.ray.kill(actor)
                 actor = self.actors[slot] = self._actor.remote(self.setup, slot)
             idle.append((slot, actor))
+            halted = halted or finished.halted
             yield "finished", task, finished
 
     def close(self) -> None:
@@ -139,11 +160,12 @@ class RayExecutor:
 
 
 def fault(task: Task, exc: BaseException) -> Finished:
-    """The result of a task whose worker itself failed."""
+    """The result of a task whose worker itself failed, or that a `Halt` kept from running."""
+    halted = str(exc) if isinstance(exc, Halt) else None
     if isinstance(task, ValidateTask):
         return Finished(Validation(task.instance.instance_id, "error",
-                                   [f"harness fault: {fault_text(exc)}"]))
-    return Finished(CellResult(task.cell, "error", error=fault_text(exc)))
+                                   [f"harness fault: {fault_text(exc)}"]), halted=halted)
+    return Finished(CellResult(task.cell, "error", error=fault_text(exc)), halted=halted)
 
 
 def make_executor(name: str, setup: Setup, workers: int,

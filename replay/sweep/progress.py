@@ -1,7 +1,9 @@
 """Progress of a sweep: a live rich display on a terminal, one plain line per event elsewhere.
 
 The display shows cells done of all, running and failed, the labels so far, the tokens and cost
-of the model calls made so far (calls answered from the cache cost nothing), and the time left.
+of the model calls made so far (calls answered from the cache cost nothing), and the time left;
+a line says each time a model call is retried: which model at which endpoint, the attempt and
+why it failed.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from rich.progress import (
 )
 
 from replay.judge.validate import Validation
+from replay.models.retry import RetryNotice
 from replay.sweep.cells import CellTask
 from replay.sweep.labels import LABELS
 from replay.sweep.plan import CellId, CellResult
@@ -65,6 +68,12 @@ class SweepProgress:
         if isinstance(task, CellTask):
             self.running.add(task.cell)
             self._refresh()
+
+    def retrying(self, task: Task, notice: RetryNotice) -> None:
+        """A model call made for `task` failed and is being retried."""
+        if not self.quiet:
+            what = task.cell if isinstance(task, CellTask) else task.instance.instance_id
+            self._line(f"{what}: {notice}")
 
     def validated(self, validation: Validation) -> None:
         """An instance was validated before its cells."""

@@ -4,7 +4,9 @@ worker sends back to the driver.
 A worker owns one environment slot (`backend.start(..., slot=k)`), so no two workers share a
 working tree; it keeps each instance's environment warm and every continuation restores the
 snapshot first. Model calls go through one gate per provider endpoint, which bounds how many are
-in flight at once across the workers that share the gates.
+in flight at once across the workers that share the gates, and through one breaker: once it has
+tripped (an endpoint unreachable, a key refused) every model call fails at once, and a task that
+ended in an error is returned as `halted`, to be neither recorded nor labelled.
 
 A worker writes summaries, continuations and model calls to its store. A remote worker's store
 is a scratch store on its own node (`<replay home>/ray-node/`, which also serves as that node's
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,7 @@ from replay.histories.records import bundled_snapshot
 from replay.judge.validate import Validation, validate_instance
 from replay.models.cache import CallCache, cache_key, request_content
 from replay.models.client import ModelClient, with_defaults
+from replay.models.retry import Breaker, RetryNotice
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
 from replay.paths import home
 from replay.store import Store
@@ -48,6 +52,7 @@ class Setup:
     store_path: Path | None = None
     per_provider: int = 8
     base_image: str | None = None
+    call_deadline: float | None = None
 
 
 @dataclass
@@ -63,10 +68,12 @@ class Export:
 @dataclass
 class Finished:
     """A task's result (a cell's, or an instance's validation) and, from a remote worker, its
-    export."""
+    export. `halted` is the fault that stopped the command when it interrupted the task: such a
+    result is not to be recorded."""
 
     result: CellResult | Validation
     export: Export | None = None
+    halted: str | None = None
 
 
 class Gates:
@@ -107,13 +114,22 @@ class Metered:
 
 
 class Worker:
-    """Runs tasks in one environment slot, keeping each instance's environment warm."""
+    """Runs tasks in one environment slot, keeping each instance's environment warm.
 
-    def __init__(self, setup: Setup, slot: int, gates: Gates, export: bool = False) -> None:
+    `breaker` is shared with the other workers of this process (its own when None);
+    `on_retry(task, notice)` hears of each model call retried for a task.
+    """
+
+    def __init__(self, setup: Setup, slot: int, gates: Gates, export: bool = False,
+                 breaker: Breaker | None = None,
+                 on_retry: Callable[[Task, RetryNotice], None] | None = None) -> None:
         self.setup = setup
         self.slot = slot
         self.gates = gates
         self.export = export
+        self.breaker = breaker or Breaker()
+        self.on_retry = on_retry
+        self.task: Task | None = None
         self.backend = make_backend(setup.backend, setup.mirrors, setup.base_image)
         path = setup.store_path or home() / "ray-node" / "replay.db"
         self.store = open_store(path)
@@ -125,18 +141,23 @@ class Worker:
         """Run one task; a fault is recorded in its result, never raised."""
         if isinstance(task, ValidateTask):
             return self._validate(task)
+        self.task = task
         spent: dict[str, float] = {}
         calls: list[Any] | None = [] if self.export else None
 
         def model(spec: ModelSpec) -> Metered:
             if spec not in self.clients:
-                self.clients[spec] = ModelClient(spec, self.cache)
+                self.clients[spec] = ModelClient(
+                    spec, self.cache, deadline=self.setup.call_deadline, breaker=self.breaker,
+                    on_retry=self._retrying if self.on_retry else None)
             return Metered(self.clients[spec], self.gates(spec), spent, calls)
 
         result = run_cell(task, self.setup.settings, self.store,
                           lambda: self._environment(task), model)
         result.spent = spent
-        return Finished(result, self._export(result, calls or []) if self.export else None)
+        halted = self.breaker.tripped if result.status == "error" else None
+        return Finished(result, self._export(result, calls or []) if self.export else None,
+                        halted)
 
     def close(self) -> None:
         """Close clients, the store and the backend (local environments stay built on disk)."""
@@ -145,6 +166,10 @@ class Worker:
         self.cache.close()
         self.store.close()
         close_backend(self.backend)
+
+    def _retrying(self, notice: RetryNotice) -> None:
+        if self.on_retry is not None and self.task is not None:
+            self.on_retry(self.task, notice)
 
     def _environment(self, task: CellTask) -> tuple[Environment, Recipe]:
         instance = task.instance
