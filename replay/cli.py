@@ -16,7 +16,8 @@ from rich.console import Console
 
 from replay.errors import Halt, InputError
 
-COMMANDS = ("validate", "run", "models", "prompts", "collect", "importer", "clean", "sweep")
+COMMANDS = ("validate", "run", "models", "prompts", "collect", "importer", "clean", "sweep",
+            "retention")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Measure what context compaction costs coding agents.")

@@ -1,0 +1,137 @@
+"""`replay retention`: which literal details summaries keep, for a run or for real sessions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from replay.commands.options import StorePath, console
+from replay.errors import InputError
+from replay.measures.chains import ChainReport, score_sessions
+from replay.measures.retention import MAX_CHARS, PER_KIND, Limits, PositionMean
+from replay.measures.runs import keep_scores, score_run, summarizer_means
+from replay.measures.session_files import FORMATS, load_sessions
+from replay.paths import default_store
+from replay.sweep.plan import latest_run, open_store
+
+
+def percent(value: float | None) -> str:
+    """A share as a percentage with one decimal, or `-`."""
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def run_command(run: str | None, store_path: Path, limits: Limits, out: Console) -> int:
+    """Score every summary of a run, keep the scores, print the mean per summarizer."""
+    with open_store(store_path) as store:
+        name = run or latest_run(store)
+        rows, skipped = score_run(store, name, limits)
+        keep_scores(store, name, rows, limits)
+    for reason in skipped:
+        out.print(f"[yellow]left out[/] {escape(reason)}", highlight=False)
+    table = Table(title=f"recurring-detail retention of run {name} (seed 0)")
+    for column in ("summarizer", "retention", "scored", "empty reference"):
+        table.add_column(column)
+    means = summarizer_means([{"summarizer": r.summarizer, "seed_index": r.seed_index,
+                               "share": r.share} for r in rows])
+    for summarizer, (value, scored, empty) in means.items():
+        table.add_row(summarizer, percent(value), str(scored), str(empty))
+    out.print(table)
+    out.print(f"kept {len(rows)} score(s) of run {name} in {store_path}; `replay report {name}` "
+              "shows them beside task damage", highlight=False)
+    return 0
+
+
+def sessions_command(paths: Sequence[Path], fmt: str, limits: Limits, as_json: bool,
+                     out: Console) -> int:
+    """Score the compactions of real sessions; print per-position means and the disorder rate."""
+    report = score_sessions(load_sessions(paths, fmt), limits)
+    if as_json:
+        out.print_json(json.dumps(_report_json(report)))
+        return 0
+    sessions = Table(title="sessions")
+    for column in ("session", "format", "completeness", "compactions", "kept"):
+        sessions.add_column(column)
+    for session in report.sessions:
+        found = "-" if session.completeness is None else f"{session.completeness:.3f}"
+        sessions.add_row(escape(session.source), session.format, f"{found} ({session.pairs})",
+                         str(len(session.compactions)), "yes" if session.kept else "no")
+    out.print(sessions)
+    out.print(_positions_table(report.future, report.recurring))
+    rate = (f"{report.disorder_flagged}/{report.disorder_checked} "
+            f"({percent(report.disorder_flagged / report.disorder_checked)})"
+            if report.disorder_checked else "0/0")
+    out.print(f"disorder: {rate} of summaries with files written before their boundary "
+              "describe one of them as pending work", highlight=False)
+    return 0
+
+
+def _positions_table(future: list[PositionMean], recurring: list[PositionMean]) -> Table:
+    table = Table(title="retention by boundary position (kept sessions)")
+    for column in ("position", "production chain", "n", "left out", "recurring details", "n ",
+                   "left out "):
+        table.add_column(column)
+    for chain, again in zip(future, recurring, strict=True):
+        table.add_row(str(chain.position), percent(chain.mean), str(chain.n), str(chain.empty),
+                      percent(again.mean), str(again.n), str(again.empty))
+    return table
+
+
+def _report_json(report: ChainReport) -> dict[str, Any]:
+    return {
+        "sessions": [{"source": s.source, "format": s.format, "completeness": s.completeness,
+                      "pairs": s.pairs, "kept": s.kept,
+                      "compactions": [{"position": c.position, "trigger": c.trigger,
+                                       "production": None if c.future is None
+                                       else c.future.to_dict(),
+                                       "recurring": None if c.recurring is None
+                                       else c.recurring.to_dict(),
+                                       "written": c.written, "disorder": c.disorder}
+                                      for c in s.compactions]}
+                     for s in report.sessions],
+        "production": [asdict(mean) for mean in report.future],
+        "recurring": [asdict(mean) for mean in report.recurring],
+        "disorder": {"flagged": report.disorder_flagged, "checked": report.disorder_checked},
+    }
+
+
+def register(app: typer.Typer) -> None:
+    """Add `replay retention` to the command line."""
+
+    @app.command()
+    def retention(
+        targets: Annotated[list[str] | None, typer.Argument(
+            metavar="[RUN | FILE...]",
+            help="A run (default: the latest), or with --sessions the session files.")] = None,
+        sessions: Annotated[bool, typer.Option(
+            "--sessions", help="Score real sessions (Claude Code, Codex, JSONL of messages) "
+                               "instead of a run.")] = False,
+        format_: Annotated[str, typer.Option(
+            "--format", help=f"Session format: {', '.join(FORMATS)}.")] = "auto",
+        max_chars: Annotated[int, typer.Option(
+            min=1, help="Serialized characters a reference reads.")] = MAX_CHARS,
+        per_kind: Annotated[int, typer.Option(
+            min=1, help="Values of each kind a reference keeps.")] = PER_KIND,
+        as_json: Annotated[bool, typer.Option(
+            "--json", help="With --sessions: print the scores as JSON.")] = False,
+        store: StorePath = None,
+    ) -> None:
+        """Score which literal details summaries keep: every summary of a run (kept in the store
+        for `replay report`), or the real compactions of sessions you bring."""
+        limits = Limits(max_chars, per_kind)
+        if sessions:
+            if not targets:
+                raise InputError("--sessions needs at least one session file or folder")
+            raise typer.Exit(sessions_command([Path(t) for t in targets], format_, limits,
+                                              as_json, console))
+        if targets and len(targets) > 1:
+            raise InputError("give one run name (or --sessions with session files)")
+        raise typer.Exit(run_command(targets[0] if targets else None,
+                                     store or default_store(), limits, console))

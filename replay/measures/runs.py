@@ -1,0 +1,180 @@
+"""Recurring-detail retention of every summary of a sweep run, kept in the store.
+
+For each instance of the run, the history is the one its cells continued from; the payloads
+after the boundary are the later steps of the full trajectory when the history was collected or
+imported (and the trajectory is in the store), otherwise the PRE continuation of the run (its
+messages after the history). Every POST summary of the run, mechanical ones included, is
+scored against the details of the history that recur in those payloads.
+
+Results go to the `retention` table: all rows of a run are replaced in one transaction, so a
+report reads either the previous scores or the new ones, never a mix. They are stored, not only
+printed, because `replay report` shows them beside task damage without reading traces again.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from replay.compaction.summarize import Summary
+from replay.histories.records import History, find_history, transaction
+from replay.histories.trajectories import load_trajectory
+from replay.instances.selection import choose_instances
+from replay.measures.details import Details, find_details, serialize
+from replay.measures.retention import (
+    Limits,
+    Occurrences,
+    Score,
+    mean,
+    recurring_reference,
+    score,
+)
+from replay.models.types import Message
+from replay.store import Store
+from replay.sweep.continuation import artifacts_of
+from replay.sweep.plan import CellId, CellResult, load_cells, require_run
+from replay.sweep.summaries import kept_summary
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS retention (
+    run TEXT NOT NULL,
+    instance_id TEXT NOT NULL,
+    summarizer TEXT NOT NULL,
+    seed_index INTEGER NOT NULL,
+    share REAL,
+    found INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    record TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (run, instance_id, summarizer, seed_index)
+);
+"""
+
+
+@dataclass
+class Reference:
+    """What an instance's summaries are scored against, and where its later payloads came from
+    (`trajectory` or `pre`; `missing` with the reason when there are none yet)."""
+
+    source: str
+    history: Details | None = None
+    later: Occurrences | None = None
+    reason: str = ""
+
+
+@dataclass
+class RetentionRow:
+    """The retention of one summary of a run."""
+
+    instance_id: str
+    summarizer: str
+    seed_index: int
+    source: str
+    score: Score
+
+    @property
+    def share(self) -> float | None:
+        return self.score.share
+
+
+def reference_of(store: Store, history: History, cells: dict[CellId, CellResult],
+                 limits: Limits) -> Reference:
+    """The details of `history` and the payloads after its boundary (see the module docstring)."""
+    later: list[Message] | None = None
+    source = "trajectory"
+    trajectory = load_trajectory(store, history.trajectory) if history.trajectory else None
+    if trajectory is not None:
+        later = trajectory.messages[len(history.messages):]
+    else:
+        source, later = "pre", _pre_payloads(store, history.instance_id, cells)
+    if later is None:
+        return Reference("missing", reason="no PRE continuation in the run yet")
+    text = serialize(history.messages)
+    after = serialize(later)
+    return Reference(source, find_details(text[-limits.max_chars:]),
+                     Occurrences(after[:limits.max_chars]))
+
+
+def _pre_payloads(store: Store, instance_id: str,
+                  cells: dict[CellId, CellResult]) -> list[Message] | None:
+    pre = cells.get(CellId(instance_id, "pre", "", 0))
+    if pre is None or pre.status != "done" or not pre.continuation:
+        return None
+    path = artifacts_of(store, pre.continuation) / "trace.json"
+    try:
+        trace = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    return trace["messages"][trace["start_index"]:]
+
+
+def summary_text(summary: Summary) -> str:
+    """What a summary hands on: its text, or the kept messages of observation-masking."""
+    return summary.text or serialize(summary.messages or [])
+
+
+def score_run(store: Store, run: str, limits: Limits) -> tuple[list[RetentionRow], list[str]]:
+    """Score every kept POST summary of run `run`; also the instances left out, with why."""
+    plan = require_run(store, run)
+    cells = load_cells(store, run)
+    instances = {i.instance_id: i for i in choose_instances(plan.suite, plan.dataset,
+                                                            plan.instances, None, None)}
+    references: dict[str, Reference] = {}
+    rows, skipped = [], []
+    for cell, result in sorted(cells.items()):
+        if cell.arm != "post" or not result.summary:
+            continue
+        summary = kept_summary(store, result.summary)
+        if summary is None:
+            continue
+        if cell.instance_id not in references:
+            history = find_history(instances[cell.instance_id], store=store)
+            references[cell.instance_id] = reference_of(store, history, cells, limits)
+            found = references[cell.instance_id]
+            if found.history is None:
+                skipped.append(f"{cell.instance_id}: {found.reason}")
+        reference = references[cell.instance_id]
+        if reference.history is None or reference.later is None:
+            continue
+        chosen = recurring_reference(reference.history, reference.later, limits)
+        rows.append(RetentionRow(cell.instance_id, cell.summarizer, cell.seed_index,
+                                 reference.source, score(chosen, summary_text(summary))))
+    return rows, skipped
+
+
+def keep_scores(store: Store, run: str, rows: Sequence[RetentionRow], limits: Limits) -> None:
+    """Replace run `run`'s retention rows with `rows`, all in one transaction."""
+    store.db.executescript(SCHEMA)
+    now = time.time()
+    with transaction(store) as db:
+        db.execute("DELETE FROM retention WHERE run=?", (run,))
+        db.executemany("INSERT INTO retention VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+            (run, row.instance_id, row.summarizer, row.seed_index, row.share, row.score.found,
+             row.score.size, row.source,
+             json.dumps({**row.score.to_dict(), "limits": asdict(limits)}), now)
+            for row in rows])
+
+
+def kept_scores(store: Store, run: str) -> list[dict[str, Any]]:
+    """The retention rows kept for run `run` (none when `replay retention` has not run)."""
+    store.db.executescript(SCHEMA)
+    cursor = store.db.execute(
+        "SELECT instance_id, summarizer, seed_index, share, found, size, source FROM retention "
+        "WHERE run=? ORDER BY instance_id, summarizer, seed_index", (run,))
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def summarizer_means(rows: Sequence[dict[str, Any]],
+                     key: Callable[[str], str] = str) -> dict[str, tuple[float | None, int, int]]:
+    """Mean retention of the seed-0 summaries grouped by `key(summarizer)`, with how many were
+    scored and how many had an empty reference (left out of the mean)."""
+    grouped: dict[str, list[float | None]] = {}
+    for row in rows:
+        if row["seed_index"] == 0:
+            grouped.setdefault(key(row["summarizer"]), []).append(row["share"])
+    return {name: mean(shares) for name, shares in grouped.items()}
