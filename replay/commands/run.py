@@ -65,7 +65,7 @@ def _task(instance: Instance, options: RunOptions, store: Store) -> CellTask:
         raise InputError(f"unknown arm {options.arm!r}: use pre or post")
     if options.carrier not in CARRIERS:
         raise InputError(f"unknown carrier {options.carrier!r}: use {' or '.join(CARRIERS)}")
-    backbone = prompt = None
+    backbone = prompt = judge = None
     summarizer = ""
     if options.arm == "post":
         if not options.summarizer:
@@ -76,11 +76,15 @@ def _task(instance: Instance, options: RunOptions, store: Store) -> CellTask:
         if not name.mechanical:
             backbone = resolve(name.backbone or "")
             api_key(backbone)
-            prompt = ensure_prompt(name.prompt or "", console=console)
+        if name.source_prompt:
+            prompt = ensure_prompt(name.source_prompt, console=console)
+        if name.fused:
+            judge = resolve(name.fused.judge)
+            api_key(judge)
     history = find_history(instance, store=store, history_id=options.history_id,
                            rule=options.history_rule)
     cell = CellId(instance.instance_id, options.arm, summarizer, options.seed_index)
-    return CellTask(cell, instance, history, backbone, prompt)
+    return CellTask(cell, instance, history, backbone, prompt, judge)
 
 
 def run_command(instance: Instance, options: RunOptions, store_path: Path,

@@ -1,7 +1,9 @@
 """Summarizers: a backbone model with a production compaction prompt, or a mechanical baseline.
 
 A summarizer is named `BACKBONE:PROMPT` (a model alias or ad-hoc spec, then a prompt name such as
-`claude-code`), or by a mechanical name: `anchor_index`, `observation-masking`, `tail:N`.
+`claude-code`), or by a mechanical name: `anchor_index`, `observation-masking`, `tail:N`; or
+`S+top:N[@JUDGE]`, a summary S fused with the N tool outputs an evidence judge model ranks most
+relevant to the task (`replay.compaction.fusion`; the judge defaults to S's backbone).
 
 Each production prompt is used the way its agent uses it, as far as REFERENCE.md records it:
 - claude-code, codex, kimi-code: the history as it is, then the prompt as a final user message;
@@ -16,8 +18,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from replay.agent.tools import TOOLS
+from replay.compaction.fusion import fuse
 from replay.compaction.mechanical import anchor_index, observation_masking, tail
 from replay.compaction.sources import PromptText
 from replay.errors import InputError
@@ -31,6 +35,7 @@ GEMINI_CHECK = ("Critically evaluate the <state_snapshot> you just generated aga
                 "conversation. Did you omit any specific technical detail, file path, error "
                 "message, test result or open step? Reply with the complete, improved "
                 "<state_snapshot> only.")
+FUSED = re.compile(r"(?P<base>.+?)\+top:(?P<top>\d+)(?:@(?P<judge>.+))?")
 
 
 @dataclass(frozen=True)
@@ -41,15 +46,34 @@ class SummarizerName:
     backbone: str | None = None
     prompt: str | None = None
     tail_tokens: int | None = None
+    fused: Fused | None = None
 
     @property
     def mechanical(self) -> bool:
+        """Whether no backbone writes the summary (a fused one may still call its judge)."""
         return self.backbone is None
+
+    @property
+    def source_prompt(self) -> str | None:
+        """The production prompt the summary text comes from (a fused summary's base's)."""
+        return self.fused.base.prompt if self.fused is not None else self.prompt
+
+
+@dataclass(frozen=True)
+class Fused:
+    """`S+top:N@JUDGE`: the summary S, how many units N, and the evidence judge's model."""
+
+    base: SummarizerName
+    top: int
+    judge: str
 
 
 def parse_summarizer(text: str) -> SummarizerName:
-    """Parse `BACKBONE:PROMPT`, `anchor_index`, `observation-masking` or `tail:N`."""
+    """Parse `BACKBONE:PROMPT`, `anchor_index`, `observation-masking`, `tail:N` or
+    `S+top:N[@JUDGE]`."""
     text = text.strip()
+    if match := FUSED.fullmatch(text):
+        return _parse_fused(text, match)
     if text in ("anchor_index", "observation-masking"):
         return SummarizerName(text)
     if match := re.fullmatch(r"tail:(\d+)", text):
@@ -61,12 +85,28 @@ def parse_summarizer(text: str) -> SummarizerName:
     return SummarizerName(text, backbone=backbone, prompt=prompt)
 
 
+def _parse_fused(text: str, match: re.Match[str]) -> SummarizerName:
+    base = parse_summarizer(match["base"])
+    top = int(match["top"])
+    if top < 1:
+        raise InputError(f"summarizer {text!r}: top:N needs N >= 1")
+    if base.name == "observation-masking" or base.fused is not None:
+        raise InputError(f"summarizer {text!r}: {base.name} is not a summary text that can be "
+                         "fused (observation-masking keeps messages; a fused one is fused)")
+    judge = match["judge"] or base.backbone
+    if not judge:
+        raise InputError(f"summarizer {text!r}: {base.name} calls no model, so name the "
+                         f"evidence judge: {text}@MODEL")
+    return SummarizerName(text, backbone=base.backbone, fused=Fused(base, top, judge))
+
+
 @dataclass
 class Summary:
     """What a summarizer produced, and what it cost.
 
     `messages` is set only by observation-masking, whose output is a message list to continue
-    from rather than a text.
+    from rather than a text. `details` holds what a fused summary reports (units, lengths,
+    budgets; see `replay.compaction.fusion`).
     """
 
     summarizer: str
@@ -76,11 +116,20 @@ class Summary:
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 def summarize(history: list[Message], name: SummarizerName, prompt: PromptText | None = None,
-              model: Model | None = None, seed_index: int = 0) -> Summary:
-    """Summarize a Phase A history with a mechanical baseline or a model and a prompt."""
+              model: Model | None = None, seed_index: int = 0,
+              judge: Model | None = None) -> Summary:
+    """Summarize a Phase A history with a mechanical baseline or a model and a prompt.
+
+    A fused name summarizes with its base first, then fuses the evidence `judge` ranks (the
+    backbone `model` when no judge is given).
+    """
+    if name.fused is not None:
+        return _fused_summary(history, name.name, name.fused, prompt, model, seed_index,
+                              judge or model)
     if name.name == "anchor_index":
         return Summary(name.name, anchor_index(history))
     if name.name == "observation-masking":
@@ -91,6 +140,23 @@ def summarize(history: list[Message], name: SummarizerName, prompt: PromptText |
     if prompt is None or model is None:
         raise InputError(f"summarizer {name.name} needs a model and a synced prompt")
     return _model_summary(history, name, prompt, model, seed_index)
+
+
+def _fused_summary(history: list[Message], name: str, fused: Fused, prompt: PromptText | None,
+                   model: Model | None, seed_index: int, judge: Model | None) -> Summary:
+    if judge is None:
+        raise InputError(f"summarizer {name} needs its evidence judge model")
+    base = summarize(history, fused.base, prompt, model, seed_index)
+    fusion = fuse(history, base.text, fused.top, judge)
+    summary = Summary(name, fusion.text, requests=list(base.requests),
+                      input_tokens=base.input_tokens, output_tokens=base.output_tokens,
+                      cost=base.cost, details=fusion.details)
+    if fusion.judge_request is not None and fusion.judge_response is not None:
+        summary.requests.append(fusion.judge_request)
+        summary.input_tokens += fusion.judge_response.usage.input_tokens
+        summary.output_tokens += fusion.judge_response.usage.output_tokens
+        summary.cost += fusion.judge_response.cost
+    return summary
 
 
 def _model_summary(history: list[Message], name: SummarizerName, prompt: PromptText,

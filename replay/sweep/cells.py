@@ -14,11 +14,12 @@ import re
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from replay.agent.loop import AgentConfig
 from replay.compaction.carriers import post_messages
+from replay.compaction.fusion import FUSION_VERSION
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import Summary, parse_summarizer, summarize
 from replay.environments.base import Environment
@@ -68,6 +69,7 @@ class CellTask:
     history: History
     backbone: ModelSpec | None = None
     prompt: PromptText | None = None
+    judge: ModelSpec | None = None  # the evidence judge of a fused summarizer
 
 
 @dataclass(frozen=True)
@@ -87,20 +89,22 @@ class Prepared:
     histories: dict[str, History]
     backbones: dict[str, ModelSpec | None]
     prompts: dict[str, PromptText | None]
+    judges: dict[str, ModelSpec | None] = field(default_factory=dict)
 
     def task(self, cell: CellId) -> CellTask:
         """The task of one cell of the plan."""
         return CellTask(cell, self.instances[cell.instance_id],
                         self.histories[cell.instance_id], self.backbones.get(cell.summarizer),
-                        self.prompts.get(cell.summarizer))
+                        self.prompts.get(cell.summarizer), self.judges.get(cell.summarizer))
 
     def models(self, cells: list[CellId]) -> list[ModelSpec]:
-        """The distinct models that `cells` may call: the agent and the POST summarizers'."""
+        """The distinct models that `cells` may call: the agent, the POST summarizers' and
+        their evidence judges."""
         specs = {self.settings.agent.alias: self.settings.agent}
         for cell in cells:
-            backbone = self.backbones.get(cell.summarizer)
-            if backbone is not None:
-                specs.setdefault(backbone.alias, backbone)
+            for spec in (self.backbones.get(cell.summarizer), self.judges.get(cell.summarizer)):
+                if spec is not None:
+                    specs.setdefault(spec.alias, spec)
         return list(specs.values())
 
 
@@ -113,37 +117,50 @@ def prepare(plan: Plan, agent: ModelSpec, load_prompt: Callable[[str], PromptTex
     chosen = choose_instances(plan.suite, plan.dataset, plan.instances, None, None)
     backbones: dict[str, ModelSpec | None] = {}
     prompts: dict[str, PromptText | None] = {}
+    judges: dict[str, ModelSpec | None] = {}
     for summarizer in plan.summarizers:
         name = parse_summarizer(summarizer)
         backbones[summarizer] = None if name.mechanical else resolve(name.backbone or "")
-        prompts[summarizer] = None if name.mechanical else load_prompt(name.prompt or "")
+        prompts[summarizer] = load_prompt(name.source_prompt) if name.source_prompt else None
+        judges[summarizer] = resolve(name.fused.judge) if name.fused else None
     histories = {instance.instance_id: find_history(instance, store=store) for instance in chosen}
     return Prepared(plan, Settings(agent, plan.carrier, plan.steps),
                     {instance.instance_id: instance for instance in chosen}, histories,
-                    backbones, prompts)
+                    backbones, prompts, judges)
 
 
 def summary_key(task: CellTask) -> str:
     """The identity of a POST cell's summary."""
     name = parse_summarizer(task.cell.summarizer)
-    backbone = None if task.backbone is None else task.backbone.model_dump(
+    backbone = _model_identity(task.backbone)
+    content = {"instance": task.instance.instance_id,
+               "snapshot": task.history.snapshot.fingerprint,
+               "history": digest(task.history.messages),
+               "summarizer": name.prompt if backbone else name.name, "backbone": backbone,
+               "prompt": None if task.prompt is None else task.prompt.parts,
+               "seed_index": task.cell.seed_index}
+    if name.fused is not None:
+        base = name.fused.base
+        content["fusion"] = {"base": base.prompt if base.backbone else base.name,
+                             "top": name.fused.top, "judge": _model_identity(task.judge),
+                             "version": FUSION_VERSION}
+    return digest(content)
+
+
+def _model_identity(spec: ModelSpec | None) -> dict[str, Any] | None:
+    return None if spec is None else spec.model_dump(
         include={"provider", "model", "base_url", "temperature", "max_tokens"})
-    return digest({"instance": task.instance.instance_id,
-                   "snapshot": task.history.snapshot.fingerprint,
-                   "history": digest(task.history.messages),
-                   "summarizer": name.prompt if backbone else name.name, "backbone": backbone,
-                   "prompt": None if task.prompt is None else task.prompt.parts,
-                   "seed_index": task.cell.seed_index})
 
 
-def make_summary(task: CellTask, store: Store, backbone: Model | None) -> tuple[str, Summary]:
+def make_summary(task: CellTask, store: Store, backbone: Model | None,
+                 judge: Model | None = None) -> tuple[str, Summary]:
     """The summary of a POST cell: kept, or written now (and kept before it is used)."""
     key = summary_key(task)
     summary = kept_summary(store, key)
     if summary is None:
         name = parse_summarizer(task.cell.summarizer)
         summary = summarize(task.history.messages, name, task.prompt, backbone,
-                            task.cell.seed_index)
+                            task.cell.seed_index, judge)
         keep_summary(store, key, task.instance.instance_id, task.cell.seed_index,
                      summary_record(summary))
     return key, summary
@@ -172,7 +189,8 @@ def run_cell(task: CellTask, settings: Settings, store: Store,
         summary = None
         if cell.arm == "post":
             backbone = None if task.backbone is None else model(task.backbone)
-            summary_id, summary = make_summary(task, store, backbone)
+            judge = None if task.judge is None else model(task.judge)
+            summary_id, summary = make_summary(task, store, backbone, judge)
         env, recipe = environment()
         result = continue_and_grade(
             task.instance, task.history, env, recipe, model(settings.agent), settings.agent_id,

@@ -17,7 +17,7 @@ def kept_summary(store: Store, key: str) -> Summary | None:
     data = json.loads(row[0])
     return Summary(data["summarizer"], data["text"], data["messages"],
                    input_tokens=data["input_tokens"], output_tokens=data["output_tokens"],
-                   cost=data["cost"])
+                   cost=data["cost"], details=data.get("details") or {})
 
 
 def summary_record(summary: Summary) -> dict[str, Any]:
@@ -25,7 +25,7 @@ def summary_record(summary: Summary) -> dict[str, Any]:
     return {"summarizer": summary.summarizer, "text": summary.text,
             "messages": summary.messages, "calls": len(summary.requests),
             "input_tokens": summary.input_tokens, "output_tokens": summary.output_tokens,
-            "cost": summary.cost}
+            "cost": summary.cost, "details": summary.details}
 
 
 def keep_summary(store: Store, key: str, instance_id: str, seed_index: int,
