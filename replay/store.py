@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import time
 from pathlib import Path
@@ -39,6 +40,25 @@ CREATE TABLE IF NOT EXISTS continuations (
 """
 
 
+_CREATE_TABLE = re.compile(r"\s*CREATE TABLE IF NOT EXISTS (\w+)", re.IGNORECASE)
+
+
+class ReadOnlyConnection(sqlite3.Connection):
+    """A connection to a file opened read-only, on which the readers' `CREATE TABLE IF NOT
+    EXISTS` scripts write nothing: a table the file lacks is made empty in temporary memory,
+    one the file has is left as it is; any other statement of a script is refused."""
+
+    def executescript(self, script: str) -> sqlite3.Cursor:  # type: ignore[override]
+        for statement in filter(str.strip, script.split(";")):
+            match = _CREATE_TABLE.match(statement)
+            if match is None:
+                raise sqlite3.OperationalError(f"read-only store: {statement.strip()[:40]}")
+            if not self.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
+                                (match.group(1),)).fetchone():
+                self.execute(statement.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
+        return self.cursor()
+
+
 class Store:
     """The results database and its artifact folder."""
 
@@ -52,6 +72,25 @@ class Store:
         """Open (creating if needed) the store at `path`; one clear error if it cannot be used."""
         store = cls(path)
         store._connect()
+        return store
+
+    @classmethod
+    def open_read_only(cls, path: Path) -> Store:
+        """Open an existing store for reading only: nothing is ever written to it (see
+        `ReadOnlyConnection`); one clear error if it is not a store."""
+        store = cls(path)
+        try:
+            connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                                         timeout=30, factory=ReadOnlyConnection)
+            connection.executescript(SCHEMA)
+            found = connection.execute(
+                "SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except sqlite3.Error as exc:
+            raise InputError(f"cannot read the store {path}: {exc}") from None
+        if found is not None and int(found[0]) > SCHEMA_VERSION:
+            raise InputError(f"store {path} has schema version {found[0]}, newer than this "
+                             f"replay ({SCHEMA_VERSION}); upgrade replay")
+        store._connection = connection
         return store
 
     def _connect(self) -> None:
