@@ -1,0 +1,134 @@
+"""The model calls of one cell, found in the store's `model_calls` table.
+
+The call cache keeps requests by content, not by cell, so a cell's calls are found from what it
+kept:
+
+- the agent's: each step's request is the trace's messages before that step's reply, with the
+  agent's tools and settings, so its cache key is computed exactly as the client computed it;
+- the summarizer's: the calls of that model and sample whose request holds the history and whose
+  reply gives the kept summary text (with gemini-cli's first call, whose reply its second call
+  carries).
+
+Latency is shown where the table records it (a `latency` or `seconds` column); tokens, cached
+tokens and cost always.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from replay.agent.loop import AgentConfig
+from replay.agent.tools import TOOLS
+from replay.compaction.summarize import claude_code_summary, parse_summarizer
+from replay.models.cache import cache_key, request_content
+from replay.models.types import ChatRequest, Message, ModelSpec
+from replay.store import Store
+
+AGENT_ID = re.compile(r"(?P<provider>openai|anthropic):(?P<model>.+)@(?P<base_url>https?://.+)")
+LATENCY_COLUMNS = ("latency", "seconds")
+FRAGMENT_CHARS = 300
+
+
+@dataclass
+class Call:
+    """One model call of a cell; `found` is False when the store does not hold it."""
+
+    arm: str
+    what: str
+    key: str = ""
+    model: str = ""
+    input_tokens: int = 0
+    cached_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    latency: float | None = None
+    created_at: str = ""
+    found: bool = True
+
+
+def _columns(store: Store) -> list[str]:
+    return [row[1] for row in store.db.execute("PRAGMA table_info(model_calls)")]
+
+
+def _select(store: Store) -> str | None:
+    columns = _columns(store)
+    if not columns:
+        return None
+    latency = next((name for name in LATENCY_COLUMNS if name in columns), "NULL")
+    return (f"SELECT key, model, input_tokens, cached_tokens, output_tokens, cost, {latency}, "
+            "created_at, request_json, response_json FROM model_calls")
+
+
+def _call(arm: str, what: str, row: tuple[Any, ...]) -> Call:
+    return Call(arm, what, row[0], row[1], row[2], row[3], row[4], row[5],
+                None if row[6] is None else float(row[6]), row[7])
+
+
+def agent_calls(store: Store, agent_id: str, trace: dict[str, Any], config: AgentConfig,
+                seed_index: int, arm: str) -> list[Call]:
+    """The calls of a continuation's steps, in order."""
+    query = _select(store)
+    match = AGENT_ID.fullmatch(agent_id)
+    messages = trace.get("messages") or []
+    start = trace.get("start_index", 0)
+    ends = [index for index in range(start, len(messages))
+            if messages[index].get("role") == "assistant"]
+    if query is None or match is None:
+        return [Call(arm, f"step {n}", found=False) for n in range(1, len(ends) + 1)]
+    spec = ModelSpec(alias="agent", **match.groupdict())
+    calls = []
+    for number, end in enumerate(ends, start=1):
+        request = ChatRequest(messages=messages[:end], tools=TOOLS,
+                              temperature=config.temperature, max_tokens=config.max_tokens)
+        key = cache_key(request_content(spec, request, seed_index))
+        row = store.db.execute(query + " WHERE key=?", (key,)).fetchone()
+        calls.append(_call(arm, f"step {number}", row) if row
+                     else Call(arm, f"step {number}", key, spec.model, found=False))
+    return calls
+
+
+def summary_calls(store: Store, summarizer: str, history: list[Message], text: str,
+                  seed_index: int) -> list[Call]:
+    """The calls that wrote a POST cell's summary (none for a mechanical summarizer)."""
+    name = parse_summarizer(summarizer)
+    query = _select(store)
+    if name.mechanical or query is None or not history:
+        return []
+    task = next((m for m in history if m.get("role") == "user"), history[-1])
+    fragment = json.dumps(_content(task)[:FRAGMENT_CHARS], ensure_ascii=False)[1:-1]
+    rows = store.db.execute(query + " WHERE seed_index=? AND instr(request_json, ?) > 0",
+                            (seed_index, fragment)).fetchall()
+    parsed = [(row, json.loads(row[8])["messages"], _reply(row[9])) for row in rows]
+    last = history[-1]
+    finals = [(row, messages) for row, messages, reply in parsed
+              if last in messages and _finished(reply, name.prompt) == text]
+    if not finals:
+        return []
+    row, messages = finals[0]
+    calls = [_call("post", "summary", row)]
+    if name.prompt == "gemini-cli" and len(messages) >= 2:
+        first = next((other for other, asked, reply in parsed
+                      if asked == messages[:-2] and reply == _content(messages[-2])), None)
+        if first is not None:
+            calls = [_call("post", "summary (draft)", first), *calls]
+    return calls
+
+
+def _content(message: Message) -> str:
+    content = message.get("content")
+    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+
+
+def _reply(response_json: str) -> str:
+    content = json.loads(response_json).get("message", {}).get("content")
+    return content if isinstance(content, str) else ""
+
+
+def _finished(reply: str, prompt: str | None) -> str:
+    """The summary text a reply becomes (see `replay.compaction.summarize`)."""
+    if prompt == "claude-code":
+        return claude_code_summary(reply)
+    return reply if prompt == "gemini-cli" else reply.strip()

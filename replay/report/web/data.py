@@ -1,0 +1,227 @@
+"""What the view's pages show, read from the store and its artifacts; nothing is written.
+
+The grid is the run's report, as `replay report` computes it. A cell page is one POST cell of a
+pair (instance, summarizer, seed) beside the run's PRE of that instance: the summary and the
+history it replaced (the PRE trace's starting messages), both traces as aligned steps, the test
+results and the model calls. Retention highlights come from the `retention` table that
+`replay retention RUN` fills.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from replay.agent.loop import AgentConfig
+from replay.measures.runs import kept_scores, summarizer_means
+from replay.models.types import Message
+from replay.report.tables import Report, build
+from replay.report.web.calls import Call, agent_calls, summary_calls
+from replay.report.web.traces import Divergence, Step, align, first_divergence, steps_of
+from replay.store import Store
+from replay.sweep.continuation import artifacts_of
+from replay.sweep.labels import Outcome
+from replay.sweep.plan import SCHEMA, CellId, CellResult, latest_run, require_run
+
+LOG_TAIL_LINES = 200
+
+
+@contextmanager
+def read_store(path: Path, run: str | None) -> Iterator[tuple[Store, str]]:
+    """The store at `path` opened read-only and the run to show (the latest when `run` is None);
+    bad input when the store has no run, or not that one."""
+    store = Store.open_read_only(path)
+    try:
+        store.db.executescript(SCHEMA)  # empty in memory where the file has no runs yet
+        name = run or latest_run(store)
+        require_run(store, name)
+        yield store, name
+    finally:
+        store.close()
+
+
+def run_name(path: Path, run: str | None) -> str:
+    """The run `replay view` shows: `run`, checked, or the latest (see `read_store`)."""
+    with read_store(path, run) as (_, name):
+        return name
+
+
+@dataclass
+class GridView:
+    """The grid page: the run's report and its summaries' retention, where scored."""
+
+    report: Report
+    shares: dict[tuple[str, str, int], float | None]
+    means: dict[str, tuple[float | None, int, int]]
+
+
+def grid_view(store: Store, run: str) -> GridView:
+    """The report of run `run` with the retention scores `replay retention` kept for it."""
+    scores = kept_scores(store, run)
+    return GridView(build(store, run),
+                    {(r["instance_id"], r["summarizer"], r["seed_index"]): r["share"]
+                     for r in scores}, summarizer_means(scores))
+
+
+@dataclass
+class Side:
+    """One continuation of a cell page: PRE or POST, as far as the store holds it."""
+
+    arm: str
+    result: CellResult | None = None
+    trace: dict[str, Any] | None = None
+    grade: dict[str, Any] | None = None
+    steps: list[Step] = field(default_factory=list)
+    log_tail: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """pass, fail, error, or `not run` when the cell has no result yet."""
+        if self.result is None:
+            return "not run"
+        if self.result.status == "error":
+            return "error"
+        return "pass" if self.result.passed else "fail"
+
+
+@dataclass
+class TestRow:
+    """A FAIL_TO_PASS test and its status after PRE and after POST."""
+
+    test: str
+    pre: str
+    post: str
+
+
+@dataclass
+class CellView:
+    """Everything a cell page shows."""
+
+    report: Report
+    outcome: Outcome
+    cell: CellId
+    seeds: list[int]
+    pre: Side
+    post: Side
+    history: list[Message] | None
+    summary: dict[str, Any] | None
+    retention: dict[str, Any] | None
+    divergence: Divergence | None
+    tests: list[TestRow]
+    calls: list[Call]
+
+    @property
+    def rows(self) -> list[tuple[int, Step | None, Step | None]]:
+        return align(self.pre.steps, self.post.steps)
+
+
+def seeds_of(report: Report, instance: str, summarizer: str) -> list[int]:
+    """The seeds the run holds (or plans) for a pair: 0, and 1 and 2 when it is confirmed."""
+    return sorted({0} | {cell.seed_index for cell in report.plan.cells()
+                         if (cell.instance_id, cell.summarizer) == (instance, summarizer)})
+
+
+def cell_view(store: Store, report: Report, instance: str, summarizer: str,
+              seed: int) -> CellView:
+    """The page of a pair's POST cell at `seed` beside the instance's PRE."""
+    cell = CellId(instance, "post", summarizer, seed)
+    pre = _side(store, "pre", report.cells.get(CellId(instance, "pre", "", 0)))
+    post = _side(store, "post", report.cells.get(cell))
+    history = None
+    if pre.trace is not None:
+        history = pre.trace["messages"][:pre.trace["start_index"]]
+    summary = _summary(store, post.result)
+    calls = _calls(store, report, cell, pre, post, history, summary)
+    return CellView(report, report.outcomes[(instance, summarizer)], cell,
+                    seeds_of(report, instance, summarizer), pre, post, history, summary,
+                    _retention(store, report.run, cell), _divergence(pre, post),
+                    _tests(pre.grade, post.grade), calls)
+
+
+def _side(store: Store, arm: str, result: CellResult | None) -> Side:
+    side = Side(arm, result)
+    if result is None or not result.continuation:
+        return side
+    folder = artifacts_of(store, result.continuation)
+    side.trace = _json(folder / "trace.json")
+    if side.trace is not None:
+        side.steps = steps_of(side.trace)
+    row = store.continuation(result.continuation)
+    side.grade = json.loads(row["grade"]) if row else None
+    log = folder / "tests.log"
+    if log.is_file():
+        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+        side.log_tail = "\n".join(lines[-LOG_TAIL_LINES:])
+    return side
+
+
+def _json(path: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _summary(store: Store, post: CellResult | None) -> dict[str, Any] | None:
+    if post is None or not post.summary:
+        return None
+    row = store.db.execute("SELECT record FROM summaries WHERE key=?",
+                           (post.summary,)).fetchone()
+    return None if row is None else json.loads(row[0])
+
+
+def _retention(store: Store, run: str, cell: CellId) -> dict[str, Any] | None:
+    if not has_table(store, "retention"):
+        return None
+    row = store.db.execute(
+        "SELECT record FROM retention WHERE run=? AND instance_id=? AND summarizer=? AND "
+        "seed_index=?", (run, cell.instance_id, cell.summarizer, cell.seed_index)).fetchone()
+    return None if row is None else json.loads(row[0])
+
+
+def has_table(store: Store, name: str) -> bool:
+    """Whether the store's file has table `name`."""
+    return store.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
+                            (name,)).fetchone() is not None
+
+
+def _divergence(pre: Side, post: Side) -> Divergence | None:
+    if pre.trace is None or post.trace is None:
+        return None
+    return first_divergence(pre.steps, post.steps)
+
+
+def _tests(pre: dict[str, Any] | None, post: dict[str, Any] | None) -> list[TestRow]:
+    names: dict[str, None] = {}
+    for grade in (pre, post):
+        for tests in ((grade or {}).get("fail_to_pass") or {}).values():
+            names.update(dict.fromkeys(tests))
+    return [TestRow(name, _status(pre, name), _status(post, name)) for name in names]
+
+
+def _status(grade: dict[str, Any] | None, test: str) -> str:
+    if grade is None:
+        return "not run"
+    if test in (grade.get("fail_to_pass") or {}).get("success", []):
+        return "PASSED"
+    return (grade.get("statuses") or {}).get(test, "not found in the log")
+
+
+def _calls(store: Store, report: Report, cell: CellId, pre: Side, post: Side,
+           history: list[Message] | None, summary: dict[str, Any] | None) -> list[Call]:
+    config = AgentConfig(max_steps=report.plan.steps)
+    calls = []
+    if pre.trace is not None:
+        calls += agent_calls(store, report.plan.agent_id, pre.trace, config, 0, "pre")
+    if summary is not None and history is not None:
+        calls += summary_calls(store, cell.summarizer, history, summary.get("text", ""),
+                               cell.seed_index)
+    if post.trace is not None:
+        calls += agent_calls(store, report.plan.agent_id, post.trace, config, cell.seed_index,
+                             "post")
+    return calls
+

@@ -1,0 +1,264 @@
+"""The web view's pages, server and command, on a store written straight from records: a PRE that
+edits one file beside a POST that edits another and whose trace holds markup."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from replay.agent.loop import AgentConfig
+from replay.agent.tools import TOOLS
+from replay.models.cache import CallCache, cache_key, request_content
+from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Usage
+from replay.report.web.data import grid_view, read_store
+from replay.report.web.highlight import marked
+from replay.report.web.pages import page_name, render_cell, render_grid, write_site
+from replay.report.web.server import ViewServer
+from replay.report.web.traces import first_divergence, steps_of
+from replay.store import Store
+from replay.sweep.continuation import artifacts_of
+from replay.sweep.plan import CellId, CellResult, Plan, open_store, record_cell, save_run
+
+from conftest import run_replay
+
+AGENT = ModelSpec(alias="agent", provider="openai", model="agent",
+                  base_url="http://127.0.0.1:1/v1")
+PLAN = Plan(kind="backbone", agent="agent", agent_id="openai:agent@http://127.0.0.1:1/v1",
+            instances=("one",), summarizers=("m:codex",))
+HISTORY = [
+    {"role": "system", "content": "You fix issues."},
+    {"role": "user", "content": "Fix the ValueError in /testbed/pkg/mod.py"},
+    {"role": "assistant", "content": "Looking.", "tool_calls": [
+        {"id": "c1", "type": "function",
+         "function": {"name": "bash", "arguments": json.dumps({"command": "cat pkg/mod.py"})}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": "raise ValueError('x')"},
+]
+SCRIPT = "<script>document.title='pwned'</script>"
+TEST = "tests/test_mod.py::test_fix"
+
+
+def call(name: str, **arguments: object) -> dict:
+    return {"id": f"c-{name}", "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+def action(step: int, tool: str, output: str, **arguments: object) -> dict:
+    return {"step": step, "tool": tool, "arguments": arguments, "output": output,
+            "exit_code": 0, "seconds": 0.1, "error": False}
+
+
+def trace(start: list[dict], steps: list[tuple[str, list[dict]]]) -> dict:
+    """A saved trace: each step is (text, actions)."""
+    messages = list(start)
+    actions = []
+    for number, (text, acts) in enumerate(steps, start=1):
+        messages.append({"role": "assistant", "content": text,
+                         "tool_calls": [call(a["tool"], **a["arguments"]) for a in acts]})
+        for a in acts:
+            a["step"] = number
+            messages.append({"role": "tool", "tool_call_id": f"c-{a['tool']}",
+                             "content": a["output"]})
+            actions.append(a)
+    return {"messages": messages, "start_index": len(start), "actions": actions,
+            "steps": len(steps), "exit_reason": "finished", "error": None, "input_tokens": 10,
+            "output_tokens": 5, "cached_tokens": 0, "cost": 0.0, "seconds": 1.0,
+            "files_edited": [], "files_read": []}
+
+
+PRE = trace(HISTORY, [
+    ("Fixing the raise.", [action(0, "edit_file", "edited /testbed/pkg/mod.py",
+                                  path="pkg/mod.py", old="raise ValueError('x')",
+                                  new="return None")]),
+    ("Done.", [action(0, "finish", "finished", summary="done")]),
+])
+POST = trace([HISTORY[0], {"role": "user", "content": "Summary: fix pkg/mod.py"}], [
+    (f"Writing {SCRIPT}", [action(0, "write_file", "wrote /testbed/pkg/other.py",
+                                  path="pkg/other.py", content=f"print('{SCRIPT}')\n")]),
+    ("Done.", [action(0, "finish", "finished", summary="done")]),
+])
+
+
+def grade(resolved: bool) -> dict:
+    status = "PASSED" if resolved else "FAILED"
+    return {"resolved": resolved, "status": "RESOLVED_FULL" if resolved else "RESOLVED_NO",
+            "tests_ran": True, "statuses": {TEST: status},
+            "fail_to_pass": {"success": [TEST] if resolved else [],
+                             "failure": [] if resolved else [TEST]},
+            "pass_to_pass": {"success": [], "failure": []}, "log_path": None, "duration": 1.0,
+            "timed_out": False}
+
+
+def keep_continuation(store: Store, key: str, data: dict, resolved: bool) -> None:
+    folder = artifacts_of(store, key)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "trace.json").write_text(json.dumps(data))
+    (folder / "tests.log").write_text(f"{TEST} {'PASSED' if resolved else 'FAILED'} {SCRIPT}\n")
+    store.record_continuation(key, "one", "pre" if resolved else "post", resolved,
+                              json.dumps(grade(resolved)))
+
+
+@pytest.fixture
+def view_store(tmp_path: Path) -> Path:
+    """Run `r`: instance `one`, summarizer `m:codex`, damaged; PRE step 1's call is cached."""
+    path = tmp_path / "runs" / "replay.db"
+    with open_store(path) as store:
+        save_run(store, "r", PLAN)
+        store.record_validation("one", "local", "valid", [], {})
+        keep_continuation(store, "a" * 64, PRE, True)
+        keep_continuation(store, "b" * 64, POST, False)
+        store.db.execute("INSERT INTO summaries VALUES ('s1', 'one', 'm:codex', 0, ?, 0)", (
+            json.dumps({"summarizer": "m:codex", "text": f"Fix /testbed/pkg/mod.py <b>{SCRIPT}",
+                        "messages": None, "calls": 1, "input_tokens": 7, "output_tokens": 3,
+                        "cost": 0.0}),))
+        record_cell(store, "r", CellResult(CellId("one", "pre", "", 0), "done", True, "a" * 64))
+        record_cell(store, "r", CellResult(CellId("one", "post", "m:codex", 0), "done", False,
+                                           "b" * 64, "s1"))
+        store.db.executescript(
+            "CREATE TABLE retention (run TEXT, instance_id TEXT, summarizer TEXT, "
+            "seed_index INTEGER, share REAL, found INTEGER, size INTEGER, source TEXT, "
+            "record TEXT, created_at REAL)")
+        store.db.execute("INSERT INTO retention VALUES ('r', 'one', 'm:codex', 0, 0.5, 1, 2, "
+                         "'pre', ?, 0)", (json.dumps({
+                             "share": 0.5, "found": 1, "size": 2,
+                             "kept": {"path": ["/testbed/pkg/mod.py"]},
+                             "missed": {"error_type": ["ValueError"]}}),))
+    config = AgentConfig()
+    request = ChatRequest(messages=PRE["messages"][:len(HISTORY)], tools=TOOLS,
+                          temperature=config.temperature, max_tokens=config.max_tokens)
+    content = request_content(AGENT, request, 0)
+    with CallCache(path) as cache:
+        cache.put(cache_key(content), AGENT, content, ChatResponse(
+            message=PRE["messages"][len(HISTORY)], cost=0.0123,
+            usage=Usage(input_tokens=1234, output_tokens=56, cached_tokens=789)))
+    return path
+
+
+def cell_html(path: Path) -> str:
+    with read_store(path, None) as (store, run):
+        return render_cell(store, grid_view(store, run).report, "one", "m:codex", 0)
+
+
+def test_steps_and_the_first_divergence() -> None:
+    pre, post = steps_of(PRE), steps_of(POST)
+    assert [len(step.actions) for step in pre] == [1, 1]
+    assert pre[0].text == "Fixing the raise." and pre[0].actions[0].target == "pkg/mod.py"
+    assert ("del", "-raise ValueError('x')") in pre[0].actions[0].diff
+    found = first_divergence(pre, post)
+    assert (found.step, found.kind) == (1, "different action")  # edit_file against write_file
+    same_file = trace([], [("", [action(0, "edit_file", "", path="a.py", old="x", new="y")])])
+    other_file = trace([], [("", [action(0, "edit_file", "", path="b.py", old="x", new="y")])])
+    other_edit = trace([], [("", [action(0, "edit_file", "", path="a.py", old="x", new="z")])])
+    longer = trace([], [("", [action(0, "edit_file", "", path="a.py", old="x", new="y")]),
+                        ("", [action(0, "bash", "", command="pytest")])])
+    assert first_divergence(steps_of(same_file), steps_of(same_file)) is None
+    assert first_divergence(steps_of(same_file), steps_of(other_file)).kind == "different file"
+    assert first_divergence(steps_of(same_file), steps_of(other_edit)).kind == "different edit"
+    stopped = first_divergence(steps_of(same_file), steps_of(longer))
+    assert (stopped.step, stopped.kind) == (2, "different action")
+    assert "PRE had stopped" in stopped.detail
+
+
+def test_marked_text_is_escaped_and_marks_kept_and_lost_details() -> None:
+    html = str(marked(f"{SCRIPT} in /testbed/a.py: KeyError", ["/testbed/a.py"], ["KeyError"]))
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert '<mark class="kept">/testbed/a.py</mark>' in html
+    assert '<mark class="lost">KeyError</mark>' in html
+    assert str(marked("<i>", [], [])) == "&lt;i&gt;"
+
+
+def test_a_cell_page_shows_summary_traces_tests_and_calls(view_store: Path) -> None:
+    html = cell_html(view_store)
+    assert "<script" not in html and "&lt;script&gt;document.title" in html
+    assert "&lt;b&gt;" in html  # the summary's own markup is text too
+    assert re.search(r'id="divergence">First divergence at step 1: <b>different action</b>',
+                     html)
+    assert 'class="step diverges" id="step-1"' in html
+    assert '<mark class="kept">/testbed/pkg/mod.py</mark>' in html
+    assert '<mark class="lost">ValueError</mark>' in html
+    assert '<span class="d-del">-raise ValueError(&#39;x&#39;)</span>' in html
+    assert re.search(rf"<code>{re.escape(TEST)}</code></td><td class=\"s-PASSED\">PASSED</td>"
+                     r"<td class=\"s-FAILED\">FAILED</td>", html)
+    calls = html[html.index('id="calls"'):]
+    assert re.search(r"<td>PRE</td><td>step 1</td>\s*<td>agent</td><td>1234</td><td>789</td>"
+                     r"<td>56</td><td>\$0.0123</td>", calls)
+    assert "not recorded" in calls  # latency: the store keeps none
+    assert "not in the store's model calls" in calls  # PRE step 2 was never cached
+
+
+def test_the_grid_links_each_pair_and_shows_damage_and_retention(view_store: Path) -> None:
+    with read_store(view_store, "r") as (store, run):
+        html = render_grid(grid_view(store, run))
+    cell = re.search(r'<td class="label label-damaged"[^>]*>\s*<a href="([^"]+)">D</a>', html)
+    assert cell and cell.group(1) == page_name("one", "m:codex", 0)
+    assert "1/1 (100.0%)" in html and "50.0% (n=1)" in html
+
+
+def test_the_site_is_written_and_the_store_is_untouched(view_store: Path,
+                                                        tmp_path: Path) -> None:
+    before = hashlib.sha256(view_store.read_bytes()).hexdigest()
+    with read_store(view_store, None) as (store, run):
+        written = write_site(store, run, tmp_path / "site")
+    assert hashlib.sha256(view_store.read_bytes()).hexdigest() == before
+    wal = view_store.with_name("replay.db-wal")  # SQLite's reader files: the log stays empty
+    assert not wal.exists() or wal.stat().st_size == 0
+    names = {path.relative_to(tmp_path / "site").as_posix() for path in written}
+    assert names == {"index.html", "static/view.css", page_name("one", "m:codex", 0)}
+    index = (tmp_path / "site" / "index.html").read_text()
+    for link in re.findall(r'href="([^"]+)"', index):
+        assert (tmp_path / "site" / link).is_file(), link
+
+
+def test_a_store_with_no_run_table_is_read_without_creating_one(tmp_path: Path) -> None:
+    path = tmp_path / "replay.db"
+    Store.open(path).close()  # what `replay validate` leaves: no runs table
+    done = run_replay("view", "--store", str(path))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"error: the store {path} has no run yet: run `replay backbone` or `replay prompt` "
+        "first"]
+    tables = {row[0] for row in sqlite3.connect(path).execute(
+        "SELECT name FROM sqlite_master WHERE type='table'")}
+    assert "runs" not in tables and "cells" not in tables
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nope"], "error: no run 'nope' in {store}; runs: r"),
+    (["--store", "{missing}"], "error: no store at {missing}"),
+])
+def test_an_unknown_run_or_store_is_one_line_and_exit_2(args: list[str], message: str,
+                                                        view_store: Path,
+                                                        tmp_path: Path) -> None:
+    names = {"store": view_store, "missing": tmp_path / "none.db"}
+    done = run_replay("view", "--store", str(view_store),
+                      *[arg.format(**names) for arg in args])
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert done.stderr.startswith(message.format(**names))
+
+
+def test_the_server_answers_pages_with_no_script_allowed(view_store: Path) -> None:
+    with ViewServer(view_store, "r") as server:
+        server.serve_in_background()
+        assert server.url.startswith("http://127.0.0.1:")
+        with urllib.request.urlopen(server.url) as response:
+            assert "script-src 'none'" in response.headers["Content-Security-Policy"]
+            assert 'id="grid"' in response.read().decode()
+        page = page_name("one", "m:codex", 0)
+        with urllib.request.urlopen(server.url + page) as response:
+            assert "First divergence" in response.read().decode()
+        with urllib.request.urlopen(server.url + "static/view.css") as response:
+            assert response.headers["Content-Type"].startswith("text/css")
+        for path, status in (("cells/nope.html", 404), ("../replay.db", 404)):
+            with pytest.raises(urllib.error.HTTPError) as failed:
+                urllib.request.urlopen(server.url + path)
+            assert failed.value.code == status
+        with pytest.raises(urllib.error.HTTPError) as failed:
+            urllib.request.urlopen(urllib.request.Request(server.url, data=b"x"))
+        assert failed.value.code == 501
