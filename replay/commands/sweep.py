@@ -293,6 +293,8 @@ def _register_follow_ups(app: typer.Typer) -> None:
         out: Annotated[Path | None, typer.Option(
             help="Folder for the exports (default: reports/RUN beside the store).")] = None,
         cells: Annotated[bool, typer.Option(help="Also print the diagnostics per cell.")] = False,
+        html: Annotated[Path | None, typer.Option(
+            help="Also write the web view's pages (see `replay view`) into this folder.")] = None,
     ) -> None:
         """Print a run's outcome grid, damage rates and prompt table; write the exports."""
         with open_store(existing_store(store or default_store())) as opened:
@@ -301,4 +303,10 @@ def _register_follow_ups(app: typer.Typer) -> None:
             render(found, console, cells=cells)
             for path in write(found, out or reports_folder(opened, name)):
                 console.print(f"wrote {path}", highlight=False)
+            if html is not None:
+                from replay.report.web.pages import write_site
+
+                pages = write_site(opened, name, html)
+                console.print(f"wrote {len(pages)} files of the web view: open "
+                              f"{html / 'index.html'}", highlight=False)
 
