@@ -2,10 +2,12 @@
 # Run replay's checks as a new user would: install (if needed), start a Docker Engine and build
 # the base image for the docker backend's tests, lint, then the test suite.
 # REPLAY_SKIP_DOCKER=1 skips the engine set-up (the docker tests then skip, saying why).
+# Chromium is installed for the web view's browser test (it skips, saying why, where it cannot).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
+bash scripts/chromium.sh
 if [ "${REPLAY_SKIP_DOCKER:-}" != "1" ]; then
     bash scripts/docker-engine.sh
     bash scripts/build-base-image.sh

@@ -1,0 +1,157 @@
+"""`replay view` on a store made by a scripted demo sweep, looked at in headless Chromium.
+
+The sweep is the demo's (see sweep_scripts.py) on stockroom and tally with summarizers summ-a
+and summ-b: stockroom is damaged under summ-b, whose POST starts from a LOST summary and fixes
+tally only. That POST's reply and command output hold a `<script>`, which must show as text.
+
+Screenshots of the grid and of the damaged cell go to REPLAY_SCREENSHOTS (default
+runs/screenshots/ in the repository, which git ignores).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from replay.models.scripted import ScriptedServer
+from replay.models.scripts import Script
+from replay.paths import PROJECT_ROOT
+from replay.report.web.pages import page_name
+
+from conftest import REPLAY, run_replay
+from sweep_scripts import (
+    DEMO,
+    STOCKROOM,
+    TALLY,
+    agent_scripts,
+    call,
+    fix_command,
+    fixture_prompts,
+    models_file,
+    summarizer_scripts,
+)
+
+SCRIPT = "<script>document.title='pwned'</script>"
+DAMAGED = page_name(STOCKROOM, "summ-b:claude-code", 0)
+
+
+def lost_turn(scratch: Path) -> dict:
+    """The POST from a LOST summary: it fixes tally only, printing a script on the way."""
+    return {"content": f"Only tally needs work. {SCRIPT}", "tool_calls": [
+        call("bash", command=f"echo \"{SCRIPT}\"; " + fix_command([DEMO[TALLY]], scratch)),
+        call("finish", summary="done")]}
+
+
+def chromium() -> str:
+    """The browser to use, or a skip saying how to get one."""
+    found = shutil.which(os.environ.get("REPLAY_CHROMIUM") or "chromium")
+    if found is None:
+        pytest.skip("no chromium: `bash scripts/chromium.sh` installs Debian's package (as root "
+                    "with apt-get), or set REPLAY_CHROMIUM to a Chromium binary")
+    return found
+
+
+def browse(browser: str, profile: Path, *args: str) -> str:
+    """Run headless Chromium once; its stdout (the DOM with --dump-dom)."""
+    done = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+         "--disable-dev-shm-usage", f"--user-data-dir={profile}", *args],
+        capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def screenshots() -> Path:
+    folder = Path(os.environ.get("REPLAY_SCREENSHOTS") or PROJECT_ROOT / "runs" / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The store of the scripted sweep (run `demo`), made once for the module's tests."""
+    tmp_path = tmp_path_factory.mktemp("swept")
+    store = tmp_path / "runs" / "replay.db"
+    scripts = [Script([lost_turn(tmp_path)], model="agent", contains="LOST"),
+               *agent_scripts(tmp_path)]
+    with ScriptedServer(*summarizer_scripts(), *scripts) as server:
+        env = models_file(tmp_path, server.base_url)
+        done = run_replay("backbone", "--model", "summ-a", "--model", "summ-b", "--agent-model",
+                          "agent", "--instance", STOCKROOM, "--instance", TALLY, "--run", "demo",
+                          "--store", str(store), "--prompt-sources",
+                          str(fixture_prompts(tmp_path)), env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return store
+
+
+def serve(store: Path) -> tuple[subprocess.Popen[str], str]:
+    """`replay view` on any free port, and the address it printed."""
+    process = subprocess.Popen([*REPLAY, "view", "--store", str(store), "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "COLUMNS": "200"})
+    line = process.stdout.readline()
+    found = re.search(r"at (http://127\.0\.0\.1:\d+/)", line)
+    if found is None:
+        process.kill()
+        pytest.fail(f"replay view printed {line!r}: {process.communicate()[1]}")
+    return process, found.group(1)
+
+
+def test_view_in_chromium_shows_the_grid_a_damaged_cell_and_traces_as_text(
+        swept: Path, tmp_path: Path) -> None:
+    browser = chromium()
+    process, url = serve(swept)
+    try:
+        grid = browse(browser, tmp_path / "profile", "--dump-dom", url)
+        cell = browse(browser, tmp_path / "profile", "--dump-dom", url + DAMAGED)
+        shots = screenshots()
+        browse(browser, tmp_path / "profile", "--window-size=1280,800",
+               f"--screenshot={shots / 'grid.png'}", url)
+        browse(browser, tmp_path / "profile", "--window-size=1400,2200",
+               f"--screenshot={shots / 'cell.png'}", url + DAMAGED)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+    assert '<table class="grid" id="grid">' in grid
+    labels = {href: label for label, href in
+              re.findall(r'data-label="(\w+)"[^>]*>\s*<a href="([^"]+)"', grid)}
+    assert len(labels) == 4
+    assert labels[DAMAGED] == "damaged"
+    assert list(labels.values()).count("preserved") == 3
+    assert "1/2 (50.0%)" in grid  # summ-b's task damage
+
+    assert re.search(r'<span class="label label-damaged badge" id="label">damaged</span>', cell)
+    assert re.search(r'id="divergence">First divergence at step 1: <b>different action</b>', cell)
+    assert re.search(r'<tr class="step diverges" id="step-1">\s*<th>1<div class="marker"', cell)
+    assert "LOST: nothing found" in cell  # the summary beside the history it replaced
+    assert "tests/test_inventory.py::test_unknown_unit_raises_unknown_unit_error" in cell
+    assert '<td class="s-PASSED">PASSED</td><td class="s-FAILED">FAILED</td>' in cell
+    # the <script> of the trace is text: escaped in the DOM, never an element, never run
+    assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in cell
+    assert "<script" not in cell and "pwned" not in cell.split("</title>")[0]
+    # the model calls of the cell were found: PRE's step, the summary, POST's step
+    calls = cell[cell.index('id="calls"'):]
+    assert len(re.findall(r"<td>(?:PRE|POST)</td><td>(?:step 1|summary)</td>", calls)) == 3
+    for name in ("grid.png", "cell.png"):
+        assert (shots / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    print(f"screenshots: {shots / 'grid.png'} {shots / 'cell.png'}", file=sys.stderr)
+
+
+def test_report_html_writes_pages_that_open_from_disk(swept: Path, tmp_path: Path) -> None:
+    browser = chromium()
+    site = tmp_path / "site"
+    done = run_replay("report", "--store", str(swept), "--html", str(site))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"open {site / 'index.html'}" in done.stdout
+    cell = browse(browser, tmp_path / "profile", "--dump-dom", (site / DAMAGED).as_uri())
+    assert 'id="divergence">First divergence at step 1' in cell
+    assert "&lt;script&gt;" in cell and "<script" not in cell
+    grid = browse(browser, tmp_path / "profile", "--dump-dom", (site / "index.html").as_uri())
+    assert f'href="{DAMAGED}"' in grid
