@@ -13,6 +13,6 @@ The packages follow the protocol in the order data flows; each imports only from
     compaction/            7. prompt sources, summarizers, carriers, mechanical baselines
     sweep/                 8. plans of cells, the cell pipeline (continuation + grading), labels,
                               execution on workers or Ray, confirmation (step 8), progress
-    report/                9. tables, exports and the heatmap of a run
+    report/                9. tables, exports and the heatmap of a run; the web view (`web/`)
     commands/, cli         the `replay` command: parse, call one stage function, print
 """
