@@ -31,7 +31,7 @@ from conftest import run_replay
 AGENT = ModelSpec(alias="agent", provider="openai", model="agent",
                   base_url="http://127.0.0.1:1/v1")
 PLAN = Plan(kind="backbone", agent="agent", agent_id="openai:agent@http://127.0.0.1:1/v1",
-            instances=("one",), summarizers=("m:codex",))
+            instances=("one",), summarizers=("m:codex",), confirm=(("one", "m:codex"),))
 HISTORY = [
     {"role": "system", "content": "You fix issues."},
     {"role": "user", "content": "Fix the ValueError in /testbed/pkg/mod.py"},
@@ -115,7 +115,7 @@ def view_store(tmp_path: Path) -> Path:
         keep_continuation(store, "b" * 64, POST, False)
         store.db.execute("INSERT INTO summaries VALUES ('s1', 'one', 'm:codex', 0, ?, 0)", (
             json.dumps({"summarizer": "m:codex", "text": f"Fix /testbed/pkg/mod.py <b>{SCRIPT}",
-                        "messages": None, "calls": 1, "input_tokens": 7, "output_tokens": 3,
+                        "messages": None, "calls": 2, "input_tokens": 7, "output_tokens": 3,
                         "cost": 0.0}),))
         record_cell(store, "r", CellResult(CellId("one", "pre", "", 0), "done", True, "a" * 64))
         record_cell(store, "r", CellResult(CellId("one", "post", "m:codex", 0), "done", False,
@@ -189,13 +189,19 @@ def test_a_cell_page_shows_summary_traces_tests_and_calls(view_store: Path) -> N
     assert re.search(r"<td>PRE</td><td>step 1</td>\s*<td>agent</td><td>1234</td><td>789</td>"
                      r"<td>56</td><td>\$0.0123</td>", calls)
     assert "not recorded" in calls  # latency: the store keeps none
-    assert "not in the store's model calls" in calls  # PRE step 2 was never cached
+    # PRE step 2 and the summary's two calls were never cached: shown, not left out
+    assert len(re.findall(r"<td>(?:PRE</td><td>step 2|POST</td><td>summary)</td>\s*"
+                          r"<td colspan=\"7\" class=\"note\">not in the store's model calls",
+                          calls)) == 3
+    seeds = html[html.index('class="seeds"'):]
+    assert f'<a href="{page_name("one", "m:codex", 1).split("/")[1]}">1</a>' in seeds
 
 
 def test_the_grid_links_each_pair_and_shows_damage_and_retention(view_store: Path) -> None:
     with read_store(view_store, "r") as (store, run):
         html = render_grid(grid_view(store, run))
-    cell = re.search(r'<td class="label label-damaged"[^>]*>\s*<a href="([^"]+)">D</a>', html)
+    cell = re.search(r'<td class="label label-damaged confirm-pending"[^>]*>\s*'
+                     r'<a href="([^"]+)">D\?</a>', html)  # confirming: seeds 1, 2 not run
     assert cell and cell.group(1) == page_name("one", "m:codex", 0)
     assert "1/1 (100.0%)" in html and "50.0% (n=1)" in html
 
@@ -209,10 +215,14 @@ def test_the_site_is_written_and_the_store_is_untouched(view_store: Path,
     wal = view_store.with_name("replay.db-wal")  # SQLite's reader files: the log stays empty
     assert not wal.exists() or wal.stat().st_size == 0
     names = {path.relative_to(tmp_path / "site").as_posix() for path in written}
-    assert names == {"index.html", "static/view.css", page_name("one", "m:codex", 0)}
-    index = (tmp_path / "site" / "index.html").read_text()
-    for link in re.findall(r'href="([^"]+)"', index):
-        assert (tmp_path / "site" / link).is_file(), link
+    assert names == {"index.html", "static/view.css",
+                     *(page_name("one", "m:codex", seed) for seed in (0, 1, 2))}
+    for page in written:
+        if page.suffix == ".html":
+            for link in re.findall(r'href="([^"]+)"', page.read_text()):
+                assert (page.parent / link).is_file(), (page, link)
+    seed = (tmp_path / "site" / page_name("one", "m:codex", 2)).read_text()
+    assert "POST seed 2 <b class=\"v-not-run\">not run</b>" in seed
 
 
 def test_a_store_with_no_run_table_is_read_without_creating_one(tmp_path: Path) -> None:

@@ -217,9 +217,11 @@ def _calls(store: Store, report: Report, cell: CellId, pre: Side, post: Side,
     calls = []
     if pre.trace is not None:
         calls += agent_calls(store, report.plan.agent_id, pre.trace, config, 0, "pre")
-    if summary is not None and history is not None:
-        calls += summary_calls(store, cell.summarizer, history, summary.get("text", ""),
-                               cell.seed_index)
+    if summary is not None:
+        found = [] if history is None else summary_calls(
+            store, cell.summarizer, history, summary.get("text", ""), cell.seed_index)
+        unmatched = max(0, int(summary.get("calls") or 0) - len(found))
+        calls += found + [Call("post", "summary", found=False) for _ in range(unmatched)]
     if post.trace is not None:
         calls += agent_calls(store, report.plan.agent_id, post.trace, config, cell.seed_index,
                              "post")
