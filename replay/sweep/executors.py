@@ -41,6 +41,7 @@ class LocalExecutor:
         self._todo: queue.Queue[Task | None] = queue.Queue()
         self._events: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
         self._threads: list[threading.Thread] = []
+        self._busy: set[int] = set()  # slots whose thread is in a task
 
     def map(self, tasks: list[Task]) -> Iterator[tuple[str, Task, Any]]:
         """Run `tasks`, yielding the events of the module docstring."""
@@ -61,9 +62,19 @@ class LocalExecutor:
             yield kind, task, payload
 
     def close(self) -> None:
-        """Stop the threads once they finish the task in hand (they hold no task otherwise)."""
+        """Drop the tasks not started and stop the threads. Threads not in a task are waited for,
+        so their workers close (environments, slot leases); one still in a task (Ctrl-C) stops
+        once it is done, or dies with the process."""
+        while True:
+            try:
+                self._todo.get_nowait()
+            except queue.Empty:
+                break
         for _ in self._threads:
             self._todo.put(None)
+        for slot, thread in enumerate(self._threads):
+            if slot not in self._busy:
+                thread.join()
 
     def _serve(self, slot: int) -> None:
         try:
@@ -79,10 +90,13 @@ class LocalExecutor:
                     self._events.put(("finished", task, fault(task, Halt(self.breaker.tripped))))
                     continue
                 self._events.put(("started", task, None))
+                self._busy.add(slot)
                 try:
                     finished = worker.run(task)
                 except Exception as exc:  # a fault outside the cell's own guard
                     finished = fault(task, exc)
+                finally:
+                    self._busy.discard(slot)
                 self._events.put(("finished", task, finished))
         finally:
             worker.close()
