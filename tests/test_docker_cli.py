@@ -137,14 +137,14 @@ os._exit(9)
 
 @needs_docker
 def test_clean_removes_what_a_crashed_run_left_and_all_removes_live_runs_too() -> None:
-    crashed = subprocess.run([sys.executable, "-c", CRASH], capture_output=True, text=True,
-                             timeout=300)
-    pid = crashed.stdout.strip()
-    assert crashed.returncode == 9 and pid, crashed.stderr
-    left = {c.id for c in _replay_containers() if f":{pid}:" in c.labels.get(OWNER, "")}
-    assert len(left) == 2
-    with DockerBackend() as live:
+    with DockerBackend() as live:  # before the crash: a backend starting after it removes them
         kept = live.start(TALLY, load_recipe(TALLY)).container_id
+        crashed = subprocess.run([sys.executable, "-c", CRASH], capture_output=True, text=True,
+                                 timeout=300)
+        pid = crashed.stdout.strip()
+        assert crashed.returncode == 9 and pid, crashed.stderr
+        left = {c.id for c in _replay_containers() if f":{pid}:" in c.labels.get(OWNER, "")}
+        assert len(left) == 2
         done = run_replay("clean")
         assert done.returncode == 0, done.stdout + done.stderr
         assert "removed 2 container(s) (kept 1 of runs still going" in done.stdout

@@ -48,5 +48,5 @@ def open_backend(name: str, mirrors: Path | None = None, base_image: str | None 
 
 
 def close_backend(backend: Any) -> None:
-    """Release what a backend holds (the docker backend's containers; local holds nothing)."""
+    """Release what a backend holds (local slot leases, the docker backend's containers)."""
     backend.close()

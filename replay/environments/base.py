@@ -58,8 +58,9 @@ class Environment(Protocol):
 class Backend(Protocol):
     """Builds environments: `start` gives an instance's environment, warm when it can be.
 
-    `slot` k > 0 is a separate copy, so that k workers can run cells of one instance at once.
-    `close` releases what the backend holds (the docker backend's containers).
+    `slot` k > 0 is a separate copy, so that k workers can run cells of one instance at once;
+    no two processes ever get one tree (a local slot leased elsewhere gives the next free one).
+    `close` releases what the backend holds (local slot leases, the docker backend's containers).
     """
 
     name: str

@@ -8,14 +8,21 @@ group on timeout, as on `local`. Unroutable addresses of the recipe are routed i
 on loopback once per container (which then needs CAP_NET_ADMIN in its own empty network).
 
 One container per instance and slot is kept warm and reused across cells (cells restore their
-snapshot). Containers are removed by `close()` (on normal exit and on Ctrl-C, by the command
-line) and, after a crash, by `replay clean`. A container that vanishes mid-cell makes `exec` raise
-`EnvironmentFault`; the next `start` creates a new one.
+snapshot). A container belongs to the process that created it: `start` creates it with that
+process as its `replay.owner`, only that backend ever hands it out (it never adopts a container
+it finds), and its /testbed and venv are anonymous volumes of its own, so two processes never
+share a container or a tree and need no lease (local slots do: leases.py).
+
+Containers are removed by `close()` (on normal exit and on Ctrl-C, by the command line); those of
+a process that died (SIGKILL, a crash) by the next docker backend to start, or by `replay clean`.
+A container that vanishes mid-cell makes `exec` raise `EnvironmentFault`; the next `start`
+creates a new one.
 """
 
 from __future__ import annotations
 
 import io
+import logging
 import posixpath
 import shlex
 import tarfile
@@ -31,12 +38,21 @@ from docker.types import Mount
 
 from replay.environments import snapshots
 from replay.environments.base import DEFAULT_OUTPUT_LIMIT, ExecResult, cap_output
-from replay.environments.docker_engine import connect, gone, labels, remove_containers, run
+from replay.environments.docker_engine import (
+    connect,
+    gone,
+    labels,
+    remove_containers,
+    remove_orphans,
+    run,
+)
 from replay.environments.docker_images import BASE_PATH, VENV, ImageBuilder
 from replay.environments.recipes import Recipe, recipe_variables
 from replay.errors import EnvironmentFault
 from replay.instances.records import Instance
 from replay.paths import TESTBED
+
+log = logging.getLogger(__name__)
 
 DEFAULT_BASE_IMAGE = "replay-base:bookworm"
 KILLED = 137
@@ -211,6 +227,9 @@ class DockerBackend:
     def __init__(self, mirrors: Path | None = None, base_image: str = DEFAULT_BASE_IMAGE,
                  cpus: float = 2.0, memory: str = "4g", pids: int = 4096) -> None:
         self.client = connect()
+        orphans = remove_orphans(self.client)
+        if orphans:
+            log.info("removed %d container(s) of replay processes that are gone", orphans)
         self.mirrors = mirrors
         self.images = ImageBuilder(self.client, base_image, mirrors)
         self.images.base_key()

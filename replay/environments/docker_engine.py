@@ -1,8 +1,8 @@
 """The Docker Engine as replay uses it: one connection, labels, commands run inside containers.
 
 Everything replay creates carries the label `replay=1`; containers also carry `replay.owner`, the
-host, pid and start time of the process that made them, so that `replay clean` can tell the
-containers of a crashed run from those of a run still going.
+host, pid and start time of the process that made them, so that a new docker backend (and
+`replay clean`) can tell the containers of a crashed run from those of a run still going.
 """
 
 from __future__ import annotations
@@ -74,6 +74,14 @@ def replay_containers(client: docker.DockerClient) -> list[Any]:
     """Every container (running or not) that carries replay's label."""
     return client.containers.list(all=True, filters={"label": f"{LABEL}=1"},
                                   ignore_removed=True)
+
+
+def remove_orphans(client: docker.DockerClient) -> int:
+    """Remove the containers whose owner process on this host is gone; how many there were."""
+    orphans = [container.id for container in replay_containers(client)
+               if not owner_alive(container.labels.get(OWNER, ""))]
+    remove_containers(client, orphans)
+    return len(orphans)
 
 
 def remove_containers(client: docker.DockerClient, ids: Iterable[str]) -> None:

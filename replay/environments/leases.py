@@ -18,10 +18,11 @@ Why `flock`:
   emulates it with record locks, which exclude other processes only.)
 
 The lock file also says who holds the slot: the holder writes its host and pid into it when it
-takes the lease and empties it when it releases the lease cleanly. A lease taken on a file that
-is not empty (`left_by`) follows a holder that died in the slot, perhaps mid-edit or mid-git
-(a half-applied diff, a `.git/index.lock`): the backend restores that tree to the base commit
-before handing it out.
+takes the lease and empties it when it releases the lease cleanly (on `close`, when the lease is
+garbage collected, or at the interpreter's exit for a caller that never closed its backend). A
+lease taken on a file that is not empty (`left_by`) follows a holder that died in the slot,
+perhaps mid-edit or mid-git (a half-applied diff, a `.git/index.lock`): the backend restores that
+tree to the base commit before handing it out.
 
 A lease is valid only in the process that took it: a forked child that inherits the file closes
 it without unlocking, which would free the parent's slot.
@@ -32,6 +33,7 @@ from __future__ import annotations
 import fcntl
 import os
 import socket
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
@@ -50,6 +52,7 @@ class Lease:
         self.left_by = left_by
         self._handle = handle
         self._pid = os.getpid()
+        self._release = weakref.finalize(self, _give_back, handle, self._pid)
 
     @property
     def held(self) -> bool:
@@ -57,13 +60,18 @@ class Lease:
         return not self._handle.closed and self._pid == os.getpid()
 
     def release(self) -> None:
-        """Give the slot back, marked clean; a forked child only closes its copy of the file."""
-        if self._handle.closed:
-            return
-        if self._pid == os.getpid():
-            self._handle.truncate(0)
-            fcntl.flock(self._handle, fcntl.LOCK_UN)
-        self._handle.close()
+        """Give the slot back, marked clean (once; later calls do nothing)."""
+        self._release()
+
+
+def _give_back(handle: BinaryIO, pid: int) -> None:
+    """Empty and unlock a lease's file; a forked child (not `pid`) only closes its copy."""
+    if handle.closed:
+        return
+    if pid == os.getpid():
+        handle.truncate(0)
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    handle.close()
 
 
 def try_lease(path: Path, slot: int) -> Lease | None:
