@@ -272,3 +272,10 @@ def test_the_server_answers_pages_with_no_script_allowed(view_store: Path) -> No
         with pytest.raises(urllib.error.HTTPError) as failed:
             urllib.request.urlopen(urllib.request.Request(server.url, data=b"x"))
         assert failed.value.code == 501
+        with pytest.raises(urllib.error.HTTPError) as failed:  # a rebound name is refused
+            urllib.request.urlopen(urllib.request.Request(
+                server.url, headers={"Host": "attacker.example:80"}))
+        assert failed.value.code == 403
+        port = server.server_address[1]
+        with urllib.request.urlopen(f"http://localhost:{port}/") as response:
+            assert response.status == 200

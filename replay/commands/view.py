@@ -27,6 +27,10 @@ def view_command(run: str | None, store_path: Path, host: str, port: int, out: C
     with server:
         out.print(f"serving run {name} of {path} at {server.url} (Ctrl-C stops)",
                   highlight=False, soft_wrap=True)
+        if not server.loopback:
+            out.print(f"warning: {host} is reachable from other machines, and the pages show "
+                      "every prompt, trace and test log of the run", style="yellow",
+                      highlight=False)
         server.serve_forever()
     return 0
 

@@ -2,7 +2,9 @@
 
 A standard-library threading HTTP server, bound to 127.0.0.1 unless told otherwise. Each request
 opens the store read-only, so a sweep still running shows its new cells on reload. Only GET
-and HEAD are answered; pages carry a Content-Security-Policy that forbids scripts.
+and HEAD are answered; pages carry a Content-Security-Policy that forbids scripts. On a loopback
+address, a request naming another host (a page elsewhere rebinding its name to 127.0.0.1) is
+refused.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from replay.report.web.pages import (
 logger = logging.getLogger(__name__)
 
 LOCALHOST = "127.0.0.1"
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
 def page(store_path: Path, run: str, path: str) -> tuple[HTTPStatus, str, bytes]:
@@ -59,7 +62,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self, send_body: bool) -> None:
         path = unquote(urlsplit(self.path).path)
         try:
-            status, kind, body = page(self.server.store_path, self.server.run, path)
+            if not self.server.allows(self.headers.get("Host", "")):
+                status, kind, body = (HTTPStatus.FORBIDDEN, "text/plain; charset=utf-8",
+                                      b"this view answers requests for this machine only")
+            else:
+                status, kind, body = page(self.server.store_path, self.server.run, path)
         except Exception:  # one broken page is a 500 and a log line, not a dead server
             logger.exception("view: %s failed", path)
             status, kind, body = (HTTPStatus.INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8",
@@ -92,6 +99,18 @@ class ViewServer(ThreadingHTTPServer):
         self.store_path = store_path
         self.run = run
         self._thread: threading.Thread | None = None
+
+    @property
+    def loopback(self) -> bool:
+        """Whether only this machine can reach the server."""
+        return str(self.server_address[0]).startswith("127.")
+
+    def allows(self, host_header: str) -> bool:
+        """Whether a request's Host names this machine (any host when not on loopback)."""
+        if not self.loopback:
+            return True
+        name = host_header if host_header.endswith("]") else host_header.rsplit(":", 1)[0]
+        return name in LOOPBACK_NAMES
 
     @property
     def url(self) -> str:
