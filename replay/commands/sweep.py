@@ -32,6 +32,7 @@ from replay.instances.selection import choose_instances
 from replay.models.cache import CallCache
 from replay.models.keys import api_key
 from replay.models.registry import resolve
+from replay.models.types import ModelSpec
 from replay.paths import default_store
 from replay.report.exports import reports_folder, write
 from replay.report.tables import build, render
@@ -81,6 +82,8 @@ def prompt_loader(plan: Plan) -> Callable[[str], PromptText]:
 def sweep_command(plan: Plan, run: str | None, how: Execution, out: Console) -> int:
     """Run (or extend, or resume) a sweep; 0 when no cell ended in an error, else 1."""
     agent = resolve(plan.agent)
+    if not how.dry_run:  # a missing key is one line before any download or build
+        _check_keys(plan, agent)
     with open_store(how.store) as store:
         name = run or plan.default_name()
         merged = bind_run(store, name, plan)
@@ -88,6 +91,18 @@ def sweep_command(plan: Plan, run: str | None, how: Execution, out: Console) -> 
             merged = merged.model_copy(update={"backend": how.backend})
         return _run_plan(store, name, prepare(merged, agent, prompt_loader(merged), store), how,
                          out)
+
+
+def _check_keys(plan: Plan, agent: ModelSpec) -> None:
+    """Every key the plan's models need is set: the agent's, the summarizers' backbones' and
+    the evidence judges' of fused summarizers."""
+    api_key(agent)
+    for summarizer in plan.summarizers:
+        name = parse_summarizer(summarizer)
+        models = [name.backbone, *((name.fused.base.backbone, name.fused.judge)
+                                   if name.fused else ())]
+        for model in filter(None, models):
+            api_key(resolve(model))
 
 
 def confirm_command(run: str | None, how: Execution, out: Console) -> int:
