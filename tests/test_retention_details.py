@@ -47,7 +47,7 @@ EXPECTED = {
     "command": ["python -m pytest tests/test_api.py -q"],
     "version": ["v2.3.1", "7.4.0"],
     "hash": ["7f3a9c0e5b1d2a4", "123e4567-e89b-12d3-a456-426614174000"],
-    "number": ["3.21s", "512 MB", "95%", "16 passed"],
+    "number": ["512 MB", "16 passed", "3.21s", "95%"],  # unit words first, then glued units
     "identifier": ["user_id", "get_user", "HTTPSConnectionPool", "parse_config",
                    "ConfigLoader.load"],
 }

@@ -37,7 +37,7 @@ KINDS = (
     "numbers",
 )
 
-_EXTENSIONS = (
+EXTENSIONS = (
     "py|pyi|pyx|pxd|ipynb|js|mjs|cjs|ts|tsx|jsx|json|toml|ya?ml|cfg|ini|txt|md|rst|c|h|cc|cpp|hpp|"
     "go|rs|java|kt|rb|php|sh|bash|html|css|scss|xml|csv|tsv|lock|log|sql|patch|diff|in|conf|env"
 )
@@ -45,7 +45,7 @@ URL_PATTERN = re.compile(r"https?://[^\s<>\"'`)\]}]+")
 TEST_ID_PATTERN = re.compile(r"(?<![\w./-])[\w./-]*\w\.py::[^\s,;'\"()]+")
 PATH_PATTERN = re.compile(
     r"(?<![\w.~/@+-])(?:(?:~|\.\.?)?/?(?:[\w.@+-]+/)+[\w.@+-]*|(?:/[\w.@+-]+)+/?)"
-    rf"|(?<![\w./-])\w[\w.+-]*\.(?:{_EXTENSIONS})(?![\w])"
+    rf"|(?<![\w./-])\w[\w.+-]*\.(?:{EXTENSIONS})(?![\w])"
 )
 ERROR_TYPE = r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Failure|Exit|Interrupt|Fault)"
 _ERROR = re.compile(rf"(?<![\w.])({ERROR_TYPE})\b(?::[ \t]*([^\n]*))?")

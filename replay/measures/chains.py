@@ -82,10 +82,12 @@ def score_session(session: Session, limits: Limits) -> SessionScore:
     result = SessionScore(session.source, session.format, found, pairs, kept(session))
     payloads = [message_payload(message) for message in session.messages]
     boundaries = session.compactions
+    written: list[str] = []
     for position, compaction in enumerate(boundaries, start=1):
         start = boundaries[position - 2].index if position > 1 else 0
         stop = boundaries[position].index if position < len(boundaries) else len(payloads)
-        written = written_files(session.messages[:compaction.index])
+        written = list(dict.fromkeys(
+            [*written, *written_files(session.messages[start:compaction.index])]))
         if not compaction.summary:
             result.compactions.append(CompactionScore(position, compaction.trigger, None, None,
                                                       len(written), []))

@@ -1,6 +1,6 @@
 """The literal details of serialized messages, by type: what retention scores count.
 
-One compiled pattern finds every type in a single pass over a text. At each position the types
+A text is read in a few passes, each over the text once. At each position of a token the types
 are tried in a fixed order, so a URL is not counted again as a path, nor a path's pieces as
 identifiers. The URL, test id, path and error type patterns are the `anchor_index` baseline's
 (`replay.compaction.anchors`), so the baseline and the score see the same values.
@@ -16,22 +16,31 @@ Types (`KINDS`):
 - `command` a shell command a tool call ran (its first line), `$ cmd` lines
 - `version` `1.2.3`, `v2.0.1`, `6.0.0rc2`, `==7.4`
 - `hash` hex of 7 to 64 characters holding a digit and a letter, UUIDs
-- `number` a number with its unit: `3.21s`, `512 MB`, `95%`, `16 passed`
-- `identifier` snake_case, camelCase, dotted.names, a called `name(`, a defined `def name`
+- `number` a number with its unit: `512 MB`, `16 passed` (a unit word), `3.21s`, `95%` (glued)
+- `identifier` snake_case, camelCase, dotted.names, a called `name(`
 
 Secrets (API keys and tokens of known formats, private keys, the value after `password=` or
 `API_KEY:`) are found too and set apart: a compactor is right to redact them, so a reference
 never holds one.
+
+Values of a kind come in order of first sight, except numbers: those written with a unit word
+come first, then those glued to their unit. What spans tokens or starts a line (errors, `$`
+commands, numbers with a unit word, secrets after their key) is found on the whole text; the
+rest is found on the distinct whitespace-separated tokens, which is the same answer for values
+without whitespace, read once each.
 """
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from replay.compaction.anchors import (
     ERROR_TYPE,
+    EXTENSIONS,
     PATH_PATTERN,
     TEST_ID_PATTERN,
     URL_PATTERN,
@@ -39,7 +48,7 @@ from replay.compaction.anchors import (
     parse_arguments,
     shell_command,
 )
-from replay.compaction.transcript import call_arguments, call_name, message_text, tool_calls
+from replay.compaction.transcript import call_arguments, message_text, tool_calls
 from replay.models.types import Message
 
 KINDS = ("path", "test_id", "url", "host", "error_type", "error_message", "command", "version",
@@ -55,12 +64,12 @@ _SECRET = re.compile(
     r"|AKIA[0-9A-Z]{16}|xox[abposr]-[\w-]{10,}|AIza[\w-]{30,}|Bearer ([\w.~+/-]{16,}=*)"
     r"|eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}|-----BEGIN [A-Z ]*PRIVATE KEY-----"
 )
-# On the lower-cased text: the value after a key that names a secret.
+# The value after a key that names a secret.
 _KEYED = re.compile(
     r"(?:password|passwd|secret|token|api[_-]?key|access[_-]?key)[\"']?[ \t]*[:=][ \t]*[\"']?"
-    r"([^\s\"',;]{8,})"
+    r"([^\s\"',;]{8,})", re.IGNORECASE
 )
-_KEYED_ANY_CASE = re.compile(_KEYED.pattern, re.IGNORECASE)
+_SECRET_KEYS = ("password", "passwd", "secret", "token", "api", "access")
 _HOST = (
     r"\[[0-9a-fA-F:]+\]:\d{1,5}"
     r"|(?<![\w.-])(?:localhost|(?:\d{1,3}\.){3}\d{1,3}"
@@ -81,17 +90,18 @@ _IDENTIFIER = (
     r"(?<![\w.])(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z]\w*_\w*|_+[A-Za-z]\w*"
     r"|[a-z]\w*[A-Z]\w*|[A-Z]+[a-z]\w*[A-Z]\w*|[A-Z]{2,}[a-z]\w*|[A-Za-z]\w*(?=\())"
 )
-# Tried on each distinct whitespace-separated token that is not a plain word.
-TOKEN_PATTERN = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in (
+# Tried on each distinct whitespace-separated token that is not a plain word, in this order;
+# a token is only tried with the kinds it can hold (`_kinds_for`), which gives the same matches.
+TOKEN_KINDS = (
     ("url", URL_PATTERN.pattern), ("test_id", TEST_ID_PATTERN.pattern), ("host", _HOST),
     ("path", PATH_PATTERN.pattern), ("version", _VERSION), ("hash", _HASH),
-    ("number", rf"(?<![\w.])\d+(?:\.\d+)?(?:%|{_UNITS})"), ("identifier", _IDENTIFIER))))
+    ("number", rf"(?<![\w.])\d+(?:\.\d+)?(?:%(?!\])|{_UNITS})"),  # not pytest's `[ 42%]`
+    ("identifier", _IDENTIFIER))
 # Found on the whole text: what spans tokens or needs the start of a line.
 _ERROR_END = re.compile(r"(Error|Exception|Warning|Failure|Fault|Exit|Interrupt)\b"
                         r"(?::[ \t]*([^\n]*))?")
 _ERROR_TYPE = re.compile(ERROR_TYPE)
 _PYTEST_E = re.compile(r"^E {2,}(\S[^\n]*)", re.MULTILINE)
-_COMMAND = re.compile(r"^\$ ([^\n]+)", re.MULTILINE)
 _COUNTED = re.compile(" " + _UNITS)  # the unit word of `16 passed`, `512 MB`
 _URL_HOST = re.compile(r"https?://(?:[^@/\s]*@)?([^/?#\s]+)")
 _KEYWORDS = frozenset({"if", "for", "while", "return", "and", "or", "not", "in", "is", "print",
@@ -100,6 +110,13 @@ _KEYWORDS = frozenset({"if", "for", "while", "return", "and", "or", "not", "in",
 _EDGES = ".,;:!?'\"`()[]{}<>"
 _TRAILING = ".,;:!?'\")]}"
 _WORD_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_."
+_HEX_WORD = re.compile(r"[0-9a-f]{7,64}")
+_DIGIT = re.compile(r"\d")
+_HOST_HINT = re.compile(r"\.(?:com|org|net|io|dev|ai|app|cloud|local|internal|edu|gov|co)\b")
+_PATH_HINT = re.compile(rf"\w\.(?:{EXTENSIONS})(?!\w)")
+_SHORT_PART = re.compile(r"(?:^|\.)\w(?:\.|$)")  # `e.g`: a one-letter part is no name
+_ERROR_ENDS = ("Error", "Exception", "Warning", "Failure", "Fault", "Exit", "Interrupt")
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 
 
 @dataclass
@@ -131,29 +148,107 @@ def find_details(text: str) -> Details:
     found = Details()
     _find_secrets(found, text)
     _find_errors(found, text)
-    for match in _COMMAND.finditer(text):
-        found.add("command", _cap(match.group(1).strip()))
-    numbers = _counted(text)
-    for token in dict.fromkeys(text.split()):
-        core = token.strip(_EDGES)
-        if core and not (core.isalpha() and (core.islower() or core.istitle() or core.isupper())):
-            _classify(found, token)
-    numbers.extend(found.values["number"])
-    found.values["number"] = dict.fromkeys(sorted(dict.fromkeys(numbers), key=text.find))
+    for command in _commands(text):
+        found.add("command", command)
+    for number in counted_numbers(text):
+        found.add("number", number)
+    for kind, value in _token_details(dict.fromkeys(text.split())):
+        _dispatch(found, kind, value)
     return found
 
 
+def _token_details(tokens: Iterable[str]) -> list[tuple[str, str]]:
+    """(kind, value) of every detail inside the distinct tokens, in the tokens' order. Single
+    names are judged directly; the other tokens are joined, one string per set of kinds they
+    can hold, and each string is read in one pass of that set's pattern."""
+    hits: list[tuple[int, str, str]] = []
+    routes: dict[int, tuple[list[str], list[int], list[int]]] = {}
+    for index, token in enumerate(tokens):
+        core = token.strip(_EDGES)
+        if not core or core.isdigit() or (core.isalpha() and (
+                core.islower() or core.istitle() or core.isupper())):
+            continue  # a plain word or a bare count holds no detail
+        quick = _single_name(token, core)
+        if quick:
+            hits.append((index, "identifier", quick))
+        elif quick is None:
+            pieces, starts, owners = routes.setdefault(_kinds_for(token), ([], [], []))
+            starts.append(starts[-1] + len(pieces[-1]) + 1 if pieces else 0)
+            pieces.append(token)
+            owners.append(index)
+    for route, (pieces, starts, owners) in routes.items():
+        for match in _route_pattern(route).finditer("\n".join(pieces)):
+            owner = owners[bisect.bisect_right(starts, match.start()) - 1]
+            hits.append((owner, match.lastgroup or "", match.group()))
+    hits.sort(key=lambda hit: hit[0])
+    return list(dict.fromkeys([(kind, value) for _, kind, value in hits]))
+
+
+def _kinds_for(token: str) -> int:
+    """The kinds a token can hold, as bits over `TOKEN_KINDS`: each kind's pattern needs what
+    is tested here (a host a digit, brackets or a dot and a top-level domain; a path a slash
+    or an extension; a version a digit and a dot; a hash or a number a digit)."""
+    digit = _DIGIT.search(token) is not None
+    dot = "." in token
+    host = digit or "[" in token or "localhost" in token or (
+        dot and _HOST_HINT.search(token) is not None)
+    path = "/" in token or (dot and _PATH_HINT.search(token) is not None)
+    return (("://" in token) | ("::" in token) << 1 | host << 2 | path << 3
+            | (digit and dot) << 4 | digit << 5 | digit << 6 | 1 << 7)
+
+
+@functools.cache
+def _route_pattern(route: int) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?P<{name}>{pattern})"
+                               for bit, (name, pattern) in enumerate(TOKEN_KINDS)
+                               if route >> bit & 1))
+
+
+def _single_name(token: str, core: str) -> str | None:
+    """For a token that is one name: the identifier it is ("" for none); None for any other
+    token (or a name that may be a hash), which the token patterns read."""
+    if not core.isidentifier() or _HEX_WORD.fullmatch(core):
+        return None
+    if "_" in core or _CAMEL.search(core):
+        return "" if core.strip("_") == "" or _ERROR_TYPE.fullmatch(core) else core
+    if "(" in token and core not in _KEYWORDS and len(core) > 1 and f"{core}(" in token:
+        return core
+    return ""
+
+
 def _find_secrets(found: Details, text: str) -> None:
-    """Tokens of known formats, and the value after a key that names a secret."""
+    """Tokens of known formats, and the value after a key that names a secret (each key word
+    is found with `str.find` in its three usual cases, then the pattern is tried there)."""
     for match in _SECRET.finditer(text):
         found.secrets.add(match.group(1) or match.group())
-    lowered = text.lower()
-    keyed = (_KEYED.finditer(lowered) if len(lowered) == len(text)
-             else _KEYED_ANY_CASE.finditer(text))
-    found.secrets.update(text[match.start(1):match.end(1)].rstrip(_TRAILING) for match in keyed)
+    for word in _SECRET_KEYS:
+        for spelling in (word, word.title(), word.upper()):
+            start = text.find(spelling)
+            while start >= 0:
+                window = text[start:start + 28]
+                match = _KEYED.match(text, start) if "=" in window or ":" in window else None
+                if match:
+                    found.secrets.add(match.group(1).rstrip(_TRAILING))
+                start = text.find(spelling, start + 1)
 
 
-def _counted(text: str) -> list[str]:
+def _commands(text: str) -> list[str]:
+    """The `$ command` lines of a text, found with `str.find`."""
+    commands = []
+    begin = 2 if text.startswith("$ ") else _after(text.find("\n$ "))
+    while begin >= 0:
+        end = text.find("\n", begin)
+        commands.append(_cap(text[begin:len(text) if end < 0 else end].strip()))
+        begin = _after(text.find("\n$ ", begin)) if end >= 0 else -1
+    return commands
+
+
+def _after(newline: int) -> int:
+    """Where a command starts after a `\n$ ` found at `newline` (-1: none found)."""
+    return newline + 3 if newline >= 0 else -1
+
+
+def counted_numbers(text: str) -> list[str]:
     """Numbers followed by a unit word, `16 passed`, in order of sight."""
     numbers = []
     for match in _COUNTED.finditer(text):
@@ -168,8 +263,13 @@ def _counted(text: str) -> list[str]:
 
 def _find_errors(found: Details, text: str) -> None:
     """Error types with the rest of their line, and pytest's `E   ` lines."""
+    seen: set[str] = set()
     for match in _ERROR_END.finditer(text):
         before = text[max(match.start() - 120, 0):match.start()]
+        line = before[before.rfind("\n") + 1:] + match.group()
+        if line in seen:
+            continue
+        seen.add(line)
         start = match.start() - (len(before) - len(before.rstrip(_WORD_CHARS)))
         error = _ERROR_TYPE.fullmatch(text, start, match.end(1))
         if error is None:
@@ -181,25 +281,23 @@ def _find_errors(found: Details, text: str) -> None:
         found.add("error_message", _cap(match.group(1).rstrip()))
 
 
-def _classify(found: Details, token: str) -> None:
-    for match in TOKEN_PATTERN.finditer(token):
-        kind, value = match.lastgroup or "", match.group()
-        if kind == "url":
-            url = value.rstrip(_TRAILING)
-            found.add("url", url)
-            host = _URL_HOST.match(url)
-            if host:
-                found.add("host", host.group(1))
-        elif kind == "path":
-            _add_path(found, value.rstrip(_TRAILING))
-        elif kind == "identifier":
-            if (value not in _KEYWORDS and all(len(part) > 1 for part in value.split("."))
-                    and not _ERROR_TYPE.fullmatch(value)):
-                found.add("identifier", value)
-        elif kind == "test_id":
-            found.add(kind, _balanced(value.rstrip(_TRAILING.replace("]", ""))))
-        else:
-            found.add(kind, value)
+def _dispatch(found: Details, kind: str, value: str) -> None:
+    if kind == "identifier":
+        if value not in _KEYWORDS and not ("." in value and _SHORT_PART.search(value)) and not (
+                value.endswith(_ERROR_ENDS) and _ERROR_TYPE.fullmatch(value)):
+            found.add("identifier", value)
+    elif kind == "url":
+        url = value.rstrip(_TRAILING)
+        found.add("url", url)
+        host = _URL_HOST.match(url)
+        if host:
+            found.add("host", host.group(1))
+    elif kind == "path":
+        _add_path(found, value.rstrip(_TRAILING))
+    elif kind == "test_id":
+        found.add(kind, _balanced(value.rstrip(_TRAILING.replace("]", ""))))
+    else:
+        found.add(kind, value)
 
 
 def _balanced(value: str) -> str:
@@ -222,13 +320,15 @@ def _cap(text: str) -> str:
 
 
 def message_payload(message: Message) -> str:
-    """The text one message adds: its content, then each tool call as a `$ command` line for a
-    shell command, or its name and the strings of its arguments (decoded from JSON)."""
+    """The text one message adds: its content, then for each tool call a `$ command` line when
+    it ran a shell command, and the strings of its arguments (decoded from JSON). Tool names are
+    left out: they are the agent's vocabulary, not details of the task."""
     parts = [message_text(message)]
     for call in tool_calls(message):
         arguments = parse_arguments(call_arguments(call))
         command = shell_command(arguments).split(" ⏎ ")[0]
-        parts.append(f"$ {command}" if command else call_name(call))
+        if command:
+            parts.append(f"$ {command}")
         parts.extend(argument_strings(arguments))
     return "\n".join(part for part in parts if part)
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from replay.compaction.anchors import argument_strings, parse_arguments, shell_command
 from replay.compaction.transcript import call_arguments, call_name, tool_calls
-from replay.measures.details import KINDS, Details
+from replay.measures.details import KINDS, Details, counted_numbers
 from replay.models.types import Message
 
 MAX_CHARS = 400_000
@@ -42,6 +42,7 @@ _WRITE_TOOLS = {"write", "edit", "multiedit", "write_file", "edit_file", "create
                 "create", "replace", "insert"}
 _PATH_KEYS = ("file_path", "path", "filename", "notebook_path", "file")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update) File: (\S+)", re.MULTILINE)
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _REDIRECT = re.compile(r"(?:>>?|\btee(?:\s+-a)?)\s*([\w./~-]+\.\w+)")
 
 
@@ -87,8 +88,10 @@ class Score:
 
 
 def score(reference: dict[str, list[str]], summary: str) -> Score:
-    """Which values of `reference` occur in `summary` (literal, case-sensitive)."""
-    kept = {kind: [value for value in values if value in summary]
+    """Which values of `reference` occur in `summary`: literal and case-sensitive, looked up as
+    in the payloads (`Occurrences`)."""
+    text = Occurrences(summary)
+    kept = {kind: [value for value in values if value in text]
             for kind, values in reference.items()}
     return Score(reference, kept)
 
@@ -98,21 +101,33 @@ def _is_secret(value: str, secrets: set[str]) -> bool:
 
 
 class Occurrences:
-    """Literal look-ups in a text: values without whitespace are looked for among its distinct
-    whitespace-separated tokens (the same answer as in the text, on a shorter string)."""
+    """Literal look-ups in a text, answered on less than the whole text.
+
+    A value without whitespace can only lie inside one whitespace-separated token, so it is
+    looked for among the distinct tokens joined (the same answer, on a shorter string). A number
+    with its unit word (`16 passed`) is looked for among the text's own numbers with units, so
+    it is not found inside a longer number (`116 passed`). Anything else is looked for in the
+    text.
+    """
 
     def __init__(self, text: str) -> None:
         self.text = text
         tokens = dict.fromkeys(text.split())
         self.tokens = tokens.keys()
         self.joined = "\n".join(tokens)
+        self._counted: set[str] | None = None
 
     def __contains__(self, value: str) -> bool:
         if value in self.tokens:
             return True
-        if any(char.isspace() for char in value):
-            return value in self.text
-        return value in self.joined
+        parts = value.split()
+        if len(parts) == 1 and parts[0] == value:
+            return value in self.joined
+        if len(parts) == 2 and _NUMBER.fullmatch(parts[0]):
+            if self._counted is None:
+                self._counted = set(counted_numbers(self.text))
+            return value in self._counted
+        return value in self.text
 
 
 def recurring_reference(history: Details, later: Occurrences, limits: Limits,

@@ -8,7 +8,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from replay.report.tables import DIAGNOSTICS, Report, _fraction, code, diagnostics
+from replay.report.tables import (
+    DIAGNOSTICS,
+    Report,
+    _fraction,
+    code,
+    diagnostics,
+    retention_text,
+)
 from replay.store import Store
 
 COLORS = {"preserved": "#4caf50", "damaged": "#e53935", "rescued": "#42a5f5",
@@ -23,6 +30,9 @@ def to_json(report: Report) -> dict[str, Any]:
         "outcomes": [{**asdict(outcome), "code": code(outcome)}
                      for outcome in report.outcomes.values()],
         "rates": [{**asdict(rate), "rate": rate.rate} for rate in report.rates],
+        "retention": [{"instance": instance, "summarizer": summarizer, "seed": seed,
+                       "share": share}
+                      for (instance, summarizer, seed), share in report.retention.items()],
         "prompts": [asdict(row) for row in report.prompts],
         "cells": diagnostics(report),
     }
@@ -41,13 +51,16 @@ def to_markdown(report: Report) -> str:
               "R rescued, U unsolved, X excluded, - unevaluated, E error.", "",
               "## Task damage", ""]
     lines += _md_table(["summarizer", "damaged / PRE-pass", "stable", "seed-variable",
-                        "unconfirmed"],
+                        "unconfirmed", "retention"],
                        [[r.summarizer, _fraction(r.damaged, r.pre_pass), r.stable,
-                         r.seed_variable, r.unconfirmed] for r in report.rates])
-    lines += ["", "## Prompts", ""]
-    lines += _md_table(["prompt", "summarizers", "POST pass / PRE-pass"],
+                         r.seed_variable, r.unconfirmed, retention_text(r.retention)]
+                        for r in report.rates])
+    lines += ["", "Retention: mean share of the recurring details of the history that the "
+              "seed-0 summaries keep (`replay retention`).", "", "## Prompts", ""]
+    lines += _md_table(["prompt", "summarizers", "POST pass / PRE-pass", "retention"],
                        [[row.prompt, ", ".join(row.summarizers),
-                         _fraction(row.post_pass, row.pre_pass)] for row in report.prompts])
+                         _fraction(row.post_pass, row.pre_pass), retention_text(row.retention)]
+                        for row in report.prompts])
     lines += ["", "## Diagnostics", ""]
     rows = diagnostics(report)
     lines += _md_table(list(DIAGNOSTICS), [[row[c] for c in DIAGNOSTICS] for row in rows])

@@ -1,4 +1,9 @@
-"""Reports of a run: outcome grid, damage rates, prompt table, diagnostics."""
+"""Reports of a run: outcome grid, damage rates, prompt table, diagnostics.
+
+Beside task damage, each summarizer and prompt shows its recurring-detail retention (the mean of
+its seed-0 summaries, kept by `replay retention RUN`; `-` until that has run), so a reader sees
+whether keeping details goes with keeping tasks.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -8,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from replay.compaction.summarize import parse_summarizer
+from replay.measures.runs import kept_scores, summarizer_means
 from replay.store import Store
 from replay.sweep.labels import PRE_PASS, Outcome, outcomes, validations
 from replay.sweep.plan import CellId, CellResult, Plan, load_cells, require_run
@@ -24,7 +30,8 @@ STYLES = {"preserved": "green", "damaged": "bold red", "rescued": "cyan", "unsol
 
 
 DIAGNOSTICS = ("instance", "arm", "summarizer", "seed", "result", "steps", "actions", "exit",
-               "repeated_reads", "tests_run", "files_edited", "summary_files", "summary_tokens")
+               "repeated_reads", "tests_run", "files_edited", "summary_files", "summary_tokens",
+               "retention")
 
 
 @dataclass
@@ -37,6 +44,7 @@ class Rate:
     stable: int = 0
     seed_variable: int = 0
     unconfirmed: int = 0
+    retention: tuple[float | None, int, int] | None = None
 
     @property
     def rate(self) -> float | None:
@@ -51,6 +59,7 @@ class PromptRow:
     summarizers: list[str] = field(default_factory=list)
     pre_pass: int = 0
     post_pass: int = 0
+    retention: tuple[float | None, int, int] | None = None
 
 
 @dataclass
@@ -63,6 +72,7 @@ class Report:
     cells: dict[CellId, CellResult]
     rates: list[Rate]
     prompts: list[PromptRow]
+    retention: dict[tuple[str, str, int], float | None] = field(default_factory=dict)
 
 
 def build(store: Store, run: str) -> Report:
@@ -88,7 +98,16 @@ def build(store: Store, run: str) -> Report:
             rate.stable += outcome.confirmation == "stable"
             rate.seed_variable += outcome.confirmation == "seed-variable"
             rate.unconfirmed += outcome.confirmation in (None, "pending")
-    return Report(run, plan, found, cells, list(rates.values()), list(prompts.values()))
+    scores = kept_scores(store, run)
+    by_summarizer = summarizer_means(scores)
+    by_prompt = summarizer_means(scores, key=lambda s: parse_summarizer(s).prompt or s)
+    for rate in rates.values():
+        rate.retention = by_summarizer.get(rate.summarizer)
+    for row in prompts.values():
+        row.retention = by_prompt.get(row.prompt)
+    return Report(run, plan, found, cells, list(rates.values()), list(prompts.values()),
+                  {(r["instance_id"], r["summarizer"], r["seed_index"]): r["share"]
+                   for r in scores})
 
 
 def code(outcome: Outcome) -> str:
@@ -99,6 +118,15 @@ def code(outcome: Outcome) -> str:
 
 def _fraction(part: int, whole: int) -> str:
     return f"{part}/{whole} ({100 * part / whole:.1f}%)" if whole else f"{part}/0"
+
+
+def retention_text(found: tuple[float | None, int, int] | None) -> str:
+    """A retention mean with its count: `78.4% (n=3)`; `-` when not scored."""
+    if found is None:
+        return "-"
+    value, scored, empty = found
+    shown = "-" if value is None else f"{100 * value:.1f}%"
+    return f"{shown} (n={scored}" + (f", {empty} empty)" if empty else ")")
 
 
 def diagnostics(report: Report) -> list[dict[str, Any]]:
@@ -117,9 +145,18 @@ def diagnostics(report: Report) -> list[dict[str, Any]]:
             "files_edited": len(found.get("files_edited") or []),
             "summary_files": "/".join(map(str, summary["target_files"])) if summary else "",
             "summary_tokens": "/".join(map(str, summary["gold_tokens"])) if summary else "",
+            "retention": _share_text(report.retention, cell),
             "error": result.error or "",
         })
     return rows
+
+
+def _share_text(shares: dict[tuple[str, str, int], float | None], cell: CellId) -> str:
+    key = (cell.instance_id, cell.summarizer, cell.seed_index)
+    if key not in shares:
+        return ""
+    share = shares[key]
+    return "empty" if share is None else f"{100 * share:.1f}%"
 
 
 def grid_table(report: Report) -> Table:
@@ -142,20 +179,25 @@ def render(report: Report, console: Console, cells: bool = False) -> None:
     console.print(grid_table(report))
     console.print("P preserved  D damaged (! stable, ~ seed-variable, ? confirming)  R rescued  "
                   "U unsolved  X excluded  - unevaluated  E error", style="dim")
-    rates = Table(title="task damage (damaged / PRE-pass)")
-    for column in ("summarizer", "damage", "stable", "seed-variable", "unconfirmed"):
+    rates = Table(title="task damage (damaged / PRE-pass) and detail retention")
+    for column in ("summarizer", "damage", "stable", "seed-variable", "unconfirmed",
+                   "retention"):
         rates.add_column(column)
     for rate in report.rates:
         rates.add_row(rate.summarizer, _fraction(rate.damaged, rate.pre_pass), str(rate.stable),
-                      str(rate.seed_variable), str(rate.unconfirmed))
+                      str(rate.seed_variable), str(rate.unconfirmed),
+                      retention_text(rate.retention))
     console.print(rates)
-    prompts = Table(title="prompts (POST passes / PRE-pass)")
-    for column in ("prompt", "summarizers", "POST pass"):
+    prompts = Table(title="prompts (POST passes / PRE-pass) and detail retention")
+    for column in ("prompt", "summarizers", "POST pass", "retention"):
         prompts.add_column(column)
     for row in report.prompts:
         prompts.add_row(row.prompt, ", ".join(row.summarizers),
-                        _fraction(row.post_pass, row.pre_pass))
+                        _fraction(row.post_pass, row.pre_pass), retention_text(row.retention))
     console.print(prompts)
+    if not report.retention:
+        console.print(f"retention: `replay retention {report.run}` scores the summaries",
+                      style="dim", highlight=False)
     if cells:
         table = Table(title="diagnostics per cell")
         for column in DIAGNOSTICS:

@@ -1,0 +1,94 @@
+"""Retention of a run on the demo suite, as a user runs it: a prompt sweep with the
+`anchor_index` baseline and a summarizer that writes short LLM-style summaries, then
+`replay retention` and `replay report`.
+
+The continuation agent is scripted. PRE resumes each history the way an agent does: it runs
+the history's last check again, reads the file, writes the fix, runs the tests and finishes, so
+the payloads after the boundary are real tool outputs of the demo repositories. Every POST
+writes the fix at once.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from replay.histories.records import bundled_history
+from replay.measures.runs import kept_scores
+from replay.models.scripted import ScriptedServer
+from replay.models.scripts import Script
+from replay.sweep.plan import open_store
+
+from agent_scripts import call, fixing_turns
+from conftest import run_replay
+from sweep_scripts import DEMO, RESUMED, fix_turn, fixture_prompts, models_file
+
+SHORT = ("<analysis>Looking back over the conversation.</analysis>\n<summary>\n"
+         "The user asked to fix a bug in the repository at /testbed where a lookup rejects "
+         "input that the README says is valid. I explored the layout, read the main module and "
+         "reproduced the failure. The cause is that a name is used as given instead of going "
+         "through the existing helper that normalizes it. Next step: make that change and run "
+         "the test suite with python -m pytest -q.\n</summary>")
+ISSUE_MARKERS = {"replay-demo__stockroom-1": "reject unit aliases",
+                 "replay-demo__tally-1": "Superseded currency codes are rejected",
+                 "replay-demo__iniconf-1": "README example fails"}
+
+
+def last_check(instance_id: str) -> str:
+    """The last shell command of the instance's Phase A history."""
+    history = bundled_history(DEMO[instance_id])
+    assert history is not None
+    commands = [json.loads(c["function"]["arguments"])["command"]
+                for m in history.messages for c in m.get("tool_calls") or []
+                if c["function"]["name"] == "bash"]
+    return commands[-1]
+
+
+def scripts(scratch: Path) -> list[Script]:
+    """POSTs fix at once; each PRE checks again, reads, fixes, tests and finishes."""
+    everything = list(DEMO.values())
+    pre = [Script([{"content": "Let me run the last check again.",
+                    "tool_calls": [call("bash", command=last_check(instance_id))]},
+                   *fixing_turns(DEMO[instance_id], scratch)],
+                  model="agent", contains=marker)
+           for instance_id, marker in ISSUE_MARKERS.items()]
+    return [Script([fix_turn(everything, scratch)], model="agent", contains=RESUMED), *pre,
+            Script([{"content": SHORT}], model="summ-a")]
+
+
+def test_anchor_index_keeps_far_more_recurring_details_than_a_short_summary(
+        tmp_path: Path) -> None:
+    store = tmp_path / "runs" / "replay.db"
+    catalogue = fixture_prompts(tmp_path)
+    with ScriptedServer(*scripts(tmp_path)) as server:
+        env = models_file(tmp_path, server.base_url)
+        sweep = run_replay("prompt", "--summarizer", "summ-a", "--prompts", "claude-code",
+                           "--baseline", "anchor_index", "--agent-model", "agent", "--run",
+                           "demo", "--store", str(store), "--prompt-sources", str(catalogue),
+                           env=env)
+        assert sweep.returncode == 0, sweep.stdout + sweep.stderr
+    scored = run_replay("retention", "demo", "--store", str(store))
+    assert scored.returncode == 0, scored.stderr
+    assert "kept 6 score(s) of run demo" in scored.stdout
+    with open_store(store) as opened:
+        rows = kept_scores(opened, "demo")
+    shares = {(row["instance_id"], row["summarizer"]): row for row in rows}
+    assert {row["source"] for row in rows} == {"pre"}
+    for instance_id in ISSUE_MARKERS:
+        anchor = shares[(instance_id, "anchor_index")]
+        short = shares[(instance_id, "summ-a:claude-code")]
+        assert anchor["size"] == short["size"] >= 15  # one reference, shared by both
+        assert anchor["share"] >= 0.7 and short["share"] <= 0.2, (instance_id, anchor, short)
+
+    report = run_replay("report", "demo", "--store", str(store))
+    assert report.returncode == 0, report.stderr
+    assert "detail retention" in report.stdout
+    exported = json.loads((store.parent / "reports" / "demo" / "report.json").read_text())
+    rates = {rate["summarizer"]: rate for rate in exported["rates"]}
+    anchor_mean, anchor_n, _ = rates["anchor_index"]["retention"]
+    short_mean, short_n, _ = rates["summ-a:claude-code"]["retention"]
+    assert anchor_n == short_n == 3 and anchor_mean - short_mean >= 0.5
+    markdown = (store.parent / "reports" / "demo" / "report.md").read_text()
+    assert f"| anchor_index | 0/{rates['anchor_index']['pre_pass']}" in markdown
+    assert f"{100 * anchor_mean:.1f}% (n=3)" in markdown and f"{100 * short_mean:.1f}% (n=3)" in (
+        markdown)
