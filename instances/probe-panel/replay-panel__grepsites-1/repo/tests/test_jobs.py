@@ -1,0 +1,5 @@
+from ledger.db import open_session
+
+
+def test_open_session_defaults():
+    assert open_session("db").timeout == 10

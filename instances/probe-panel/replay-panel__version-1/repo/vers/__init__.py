@@ -1,0 +1,3 @@
+"""Version of the vers package."""
+
+__version__ = "4.1.0"

@@ -1,0 +1,194 @@
+"""Answering probes: the context each method gives a history, and the model's answers in it.
+
+Methods are `full` (the history as it is) and the summarizers of a run, fused ones too. A
+summarizer's context is the one its POST continuation starts from: its summary, kept in the
+store under the same key a sweep uses (so task damage and probe accuracy are measured on the
+same contexts), brought back by the run's carrier. A summary written by a model has one
+generation per sample index 0..G-1; Full, the mechanical baselines and fusions of them are
+deterministic and have one. Each probe is asked `answers` times in each context (sample indexes
+0..A-1) at temperature 0, as one more user message; it never reaches a summarizer or a judge.
+A summary or an answer that fails (a harness fault) is kept as a failure that scores zero.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from replay.agent.tools import TOOLS
+from replay.compaction.carriers import post_messages
+from replay.compaction.sources import PromptText
+from replay.compaction.summarize import parse_summarizer
+from replay.errors import HarnessError
+from replay.histories.records import History
+from replay.instances.records import Instance
+from replay.measures.probes.files import Probe, ProbeSet
+from replay.measures.probes.grading import Grade, grade
+from replay.models.cache import CallCache
+from replay.models.client import ModelClient
+from replay.models.types import ChatRequest, Message, ModelSpec
+from replay.paths import TESTBED
+from replay.store import Store
+from replay.sweep.cells import CellTask, make_summary
+from replay.sweep.plan import CellId
+
+FULL = "full"
+PROBE_INTRO = "Answer from what this conversation shows, without calling any tool."
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a probe run needs: histories with probes, methods, and their models and prompts."""
+
+    instances: dict[str, Instance]
+    histories: dict[str, History]
+    probes: dict[str, ProbeSet]
+    methods: list[str]
+    carrier: str = "summary-only"
+    prompts: dict[str, PromptText | None] = field(default_factory=dict)
+    backbones: dict[str, ModelSpec | None] = field(default_factory=dict)
+    judges: dict[str, ModelSpec | None] = field(default_factory=dict)
+
+    def task(self, instance_id: str, method: str, generation: int) -> CellTask:
+        """The POST cell whose summary is this method's context (its key is the sweep's)."""
+        return CellTask(CellId(instance_id, "post", method, generation),
+                        self.instances[instance_id], self.histories[instance_id],
+                        self.backbones.get(method), self.prompts.get(method),
+                        self.judges.get(method))
+
+
+@dataclass
+class Context:
+    """What one method gives one history in one generation, or why it could not."""
+
+    instance_id: str
+    method: str
+    generation: int
+    messages: list[Message] | None = None
+    error: str | None = None
+    summary: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Answer:
+    """One answer to one probe in one context, graded; `error` when it could not be had."""
+
+    instance_id: str
+    method: str
+    generation: int
+    probe: str
+    sample: int
+    grade: Grade | None = None
+    input_tokens: int | None = None
+    reply: str = ""
+    error: str | None = None
+
+    @property
+    def accuracy(self) -> float:
+        """Field accuracy; zero for an answer that failed."""
+        return 0.0 if self.grade is None else self.grade.accuracy
+
+    @property
+    def all_correct(self) -> bool:
+        return self.grade is not None and self.grade.all_correct
+
+
+class Clients:
+    """One cached model client per model, made when first needed. Thread-safe."""
+
+    def __init__(self, cache: CallCache, deadline: float | None = None) -> None:
+        self.cache = cache
+        self.deadline = deadline
+        self._clients: dict[str, ModelClient] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, spec: ModelSpec) -> ModelClient:
+        with self._lock:
+            if spec.alias not in self._clients:
+                self._clients[spec.alias] = ModelClient(spec, self.cache, deadline=self.deadline)
+            return self._clients[spec.alias]
+
+    def close(self) -> None:
+        """Close every client made."""
+        for client in self._clients.values():
+            client.close()
+
+
+def generations(method: str, wanted: int) -> int:
+    """How many generations a method has: `wanted` when a model writes its summary, else 1."""
+    return 1 if method == FULL or parse_summarizer(method).backbone is None else wanted
+
+
+def build_contexts(inputs: Inputs, store: Store, clients: Callable[[ModelSpec], ModelClient],
+                   wanted: int) -> list[Context]:
+    """Every (history, method, generation) context, summaries made or found in the store."""
+    contexts = []
+    for instance_id, history in inputs.histories.items():
+        for method in inputs.methods:
+            for generation in range(generations(method, wanted)):
+                if method == FULL:
+                    contexts.append(Context(instance_id, method, 0, history.messages))
+                else:
+                    contexts.append(_summary_context(inputs, store, clients, instance_id,
+                                                     method, generation))
+    return contexts
+
+
+def _summary_context(inputs: Inputs, store: Store, clients: Callable[[ModelSpec], ModelClient],
+                     instance_id: str, method: str, generation: int) -> Context:
+    task = inputs.task(instance_id, method, generation)
+    context = Context(instance_id, method, generation)
+    try:
+        backbone = None if task.backbone is None else clients(task.backbone)
+        judge = None if task.judge is None else clients(task.judge)
+        context.summary, summary = make_summary(task, store, backbone, judge)
+    except HarnessError as exc:
+        context.error = f"summary: {type(exc).__name__}: {exc}"
+        return context
+    context.details = summary.details
+    context.messages = post_messages(summary, task.history.messages,
+                                     task.instance.problem_statement, TESTBED, inputs.carrier,
+                                     task.prompt)
+    return context
+
+
+def probe_message(probe: Probe) -> Message:
+    """The probe as a user message: the question and the fields of the JSON to reply with."""
+    lines = [PROBE_INTRO, probe.question, "",
+             'Reply with one JSON object and nothing else: {"facts": {...}} with these fields:']
+    for name, spec in probe.fields.items():
+        kind = f"{spec.type}, in any order" if spec.order_free else spec.type
+        lines.append(f'- "{name}" ({kind}): {spec.description}')
+    return {"role": "user", "content": "\n".join(lines)}
+
+
+def answer_all(inputs: Inputs, contexts: list[Context], model: ModelClient, answers: int,
+               workers: int = 4) -> list[Answer]:
+    """Ask every probe `answers` times in every context; failed contexts fail their answers."""
+    jobs = [(context, probe, sample) for context in contexts
+            for probe in inputs.probes[context.instance_id].probes for sample in range(answers)]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(lambda job: _answer(model, *job), jobs))
+
+
+def _answer(model: ModelClient, context: Context, probe: Probe, sample: int) -> Answer:
+    answer = Answer(context.instance_id, context.method, context.generation, probe.id, sample)
+    if context.messages is None:
+        answer.error = context.error
+        return answer
+    request = ChatRequest(messages=[*context.messages, probe_message(probe)], tools=TOOLS,
+                          temperature=0.0)
+    try:
+        response = model.complete(request, seed_index=sample)
+    except HarnessError as exc:
+        answer.error = f"answer: {type(exc).__name__}: {exc}"
+        return answer
+    content = response.message.get("content")
+    answer.reply = content if isinstance(content, str) else ""
+    answer.grade = grade(probe, answer.reply)
+    answer.input_tokens = response.usage.input_tokens
+    return answer
