@@ -17,7 +17,7 @@ from rich.console import Console
 from replay.errors import Halt, InputError
 
 COMMANDS = ("validate", "run", "models", "prompts", "collect", "importer", "clean", "sweep",
-            "retention", "view")
+            "retention", "view", "probe")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Measure what context compaction costs coding agents.")

@@ -31,6 +31,7 @@ from replay.models.scripts import (
     fault_of,
     finish_reason,
     last_user_text,
+    messages_text,
     reply_message,
     turn_usage,
 )
@@ -174,7 +175,8 @@ class _Handler(BaseHTTPRequestHandler):
         problem = openai_problem(body) if wire == "openai" else anthropic_problem(body)
         if problem:
             return self._error(wire, 400, problem)
-        turn = owner.book.next_turn(body["model"], last_user_text(body["messages"]))
+        turn = owner.book.next_turn(body["model"], last_user_text(body["messages"]),
+                                    messages_text(body["messages"]))
         if turn is None:
             return self._error(wire, 400, f"no script matches model {body['model']!r}")
         self._serve(wire, body, turn, len(raw))
@@ -298,7 +300,8 @@ class ScriptedModel:
         problem = openai_problem({"model": self.spec.model, "messages": request.messages})
         if problem:
             raise ModelRequestRejected(f"scripted model rejected the request: {problem}", 400)
-        turn = self.book.next_turn(self.spec.model, last_user_text(request.messages))
+        turn = self.book.next_turn(self.spec.model, last_user_text(request.messages),
+                                   messages_text(request.messages))
         if turn is None:
             raise ModelRequestRejected(f"no script matches model {self.spec.model!r}", 400)
         fault = fault_of(turn)

@@ -12,9 +12,10 @@ A script is a list of turns served in order to the requests its rule matches. A 
   `{"fault": "drop"}` (the connection closes without a response); `{"fault": "hang"}` (the
   request is read and never answered, until the server stops).
 
-A rule matches on the request's model name and/or a substring of the last user message's text;
-the first matching script serves. An exhausted script repeats its last turn, or serves its
-`default` turn when one is given.
+A rule matches on the request's model name and/or a substring of the last user message's text,
+and/or substrings that must all be `seen` somewhere in the request's messages (a reader that
+answers from what its context shows); the first matching script serves. An exhausted script
+repeats its last turn, or serves its `default` turn when one is given.
 """
 
 from __future__ import annotations
@@ -67,12 +68,14 @@ def check_turn(turn: Any) -> None:
 
 @dataclass
 class Script:
-    """Turns for the requests whose model is `model` and last user text contains `contains`."""
+    """Turns for the requests whose model is `model`, whose last user text contains `contains`
+    and whose messages hold every text in `seen`."""
 
     turns: list[Turn]
     model: str | None = None
     contains: str | None = None
     default: Turn | None = None
+    seen: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         if not self.turns and self.default is None:
@@ -80,9 +83,11 @@ class Script:
         for turn in [*self.turns, *([self.default] if self.default is not None else [])]:
             check_turn(turn)
 
-    def matches(self, model: str, last_user_text: str) -> bool:
+    def matches(self, model: str, last_user_text: str, messages_text: str = "") -> bool:
         """Whether this script's rule accepts a request."""
         if self.model is not None and self.model != model:
+            return False
+        if any(text not in messages_text for text in self.seen):
             return False
         return self.contains is None or self.contains in last_user_text
 
@@ -99,11 +104,12 @@ class ScriptBook:
     def __post_init__(self) -> None:
         self._positions = [0] * len(self.scripts)
 
-    def next_turn(self, model: str, last_user_text: str) -> Turn | None:
+    def next_turn(self, model: str, last_user_text: str,
+                  messages_text: str = "") -> Turn | None:
         """The next turn of the first matching script, tool call ids filled; None if none match."""
         with self._lock:
             for index, script in enumerate(self.scripts):
-                if script.matches(model, last_user_text):
+                if script.matches(model, last_user_text, messages_text):
                     return self._take(index, script)
         return None
 
@@ -172,4 +178,15 @@ def _text_of(content: Any) -> str:
             str(part.get("text", "")) for part in content
             if isinstance(part, dict) and part.get("type") == "text"
         )
+    return ""
+
+
+def messages_text(value: Any) -> str:
+    """Every string in a request's messages, joined by newlines (either wire format)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "\n".join(messages_text(item) for item in value.values())
+    if isinstance(value, list):
+        return "\n".join(messages_text(item) for item in value)
     return ""

@@ -27,9 +27,9 @@ from replay.histories.records import History
 from replay.instances.records import Instance
 from replay.measures.probes.files import Probe, ProbeSet
 from replay.measures.probes.grading import Grade, grade
-from replay.models.cache import CallCache
+from replay.models.cache import CallCache, canonical_json
 from replay.models.client import ModelClient
-from replay.models.types import ChatRequest, Message, ModelSpec
+from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec
 from replay.paths import TESTBED
 from replay.store import Store
 from replay.sweep.cells import CellTask, make_summary
@@ -168,27 +168,53 @@ def probe_message(probe: Probe) -> Message:
 
 def answer_all(inputs: Inputs, contexts: list[Context], model: ModelClient, answers: int,
                workers: int = 4) -> list[Answer]:
-    """Ask every probe `answers` times in every context; failed contexts fail their answers."""
+    """Ask every probe `answers` times in every context; failed contexts fail their answers.
+
+    Identical requests with the same sample index are one sample (as the call cache has it):
+    each is asked once, also when two generations wrote the same summary.
+    """
     jobs = [(context, probe, sample) for context in contexts
             for probe in inputs.probes[context.instance_id].probes for sample in range(answers)]
+    asked: dict[str, tuple[ChatRequest, int]] = {}
+    for context, probe, sample in jobs:
+        if context.messages is not None:
+            request = answer_request(context.messages, probe)
+            asked.setdefault(_identity(request, sample), (request, sample))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(lambda job: _answer(model, *job), jobs))
+        replies = dict(zip(asked, pool.map(lambda item: _ask(model, *item), asked.values()),
+                           strict=True))
+    return [_answer(context, probe, sample, replies) for context, probe, sample in jobs]
 
 
-def _answer(model: ModelClient, context: Context, probe: Probe, sample: int) -> Answer:
+def answer_request(messages: list[Message], probe: Probe) -> ChatRequest:
+    """The request asking `probe` after `messages`, at temperature 0."""
+    return ChatRequest(messages=[*messages, probe_message(probe)], tools=TOOLS, temperature=0.0)
+
+
+def _identity(request: ChatRequest, sample: int) -> str:
+    return canonical_json({"request": request.model_dump(), "sample": sample})
+
+
+def _ask(model: ModelClient, request: ChatRequest, sample: int) -> ChatResponse | str:
+    """The reply, or what went wrong when a harness fault kept it away."""
+    try:
+        return model.complete(request, seed_index=sample)
+    except HarnessError as exc:
+        return f"answer: {type(exc).__name__}: {exc}"
+
+
+def _answer(context: Context, probe: Probe, sample: int,
+            replies: dict[str, ChatResponse | str]) -> Answer:
     answer = Answer(context.instance_id, context.method, context.generation, probe.id, sample)
     if context.messages is None:
         answer.error = context.error
         return answer
-    request = ChatRequest(messages=[*context.messages, probe_message(probe)], tools=TOOLS,
-                          temperature=0.0)
-    try:
-        response = model.complete(request, seed_index=sample)
-    except HarnessError as exc:
-        answer.error = f"answer: {type(exc).__name__}: {exc}"
+    reply = replies[_identity(answer_request(context.messages, probe), sample)]
+    if isinstance(reply, str):
+        answer.error = reply
         return answer
-    content = response.message.get("content")
+    content = reply.message.get("content")
     answer.reply = content if isinstance(content, str) else ""
     answer.grade = grade(probe, answer.reply)
-    answer.input_tokens = response.usage.input_tokens
+    answer.input_tokens = reply.usage.input_tokens
     return answer
