@@ -69,6 +69,8 @@ _KEYED = re.compile(
     r"(?:password|passwd|secret|token|api[_-]?key|access[_-]?key)[\"']?[ \t]*[:=][ \t]*[\"']?"
     r"([^\s\"',;]{8,})", re.IGNORECASE
 )
+_SECRET_PREFIXES = ("sk-", "gh", "github_pat_", "AKIA", "xox", "AIza", "Bearer ", "eyJ",
+                    "-----BEGIN ")
 _SECRET_KEYS = ("password", "passwd", "secret", "token", "api", "access")
 _HOST = (
     r"\[[0-9a-fA-F:]+\]:\d{1,5}"
@@ -172,7 +174,10 @@ def _token_details(tokens: Iterable[str]) -> list[tuple[str, str]]:
         if quick:
             hits.append((index, "identifier", quick))
         elif quick is None:
-            pieces, starts, owners = routes.setdefault(_kinds_for(token), ([], [], []))
+            kinds = _kinds_for(token)
+            if kinds not in routes:
+                routes[kinds] = ([], [], [])
+            pieces, starts, owners = routes[kinds]
             starts.append(starts[-1] + len(pieces[-1]) + 1 if pieces else 0)
             pieces.append(token)
             owners.append(index)
@@ -217,10 +222,15 @@ def _single_name(token: str, core: str) -> str | None:
 
 
 def _find_secrets(found: Details, text: str) -> None:
-    """Tokens of known formats, and the value after a key that names a secret (each key word
-    is found with `str.find` in its three usual cases, then the pattern is tried there)."""
-    for match in _SECRET.finditer(text):
-        found.secrets.add(match.group(1) or match.group())
+    """Tokens of known formats, and the value after a key that names a secret: each prefix and
+    key word (in its three usual cases) is found with `str.find`, then its pattern is tried."""
+    for prefix in _SECRET_PREFIXES:
+        start = text.find(prefix)
+        while start >= 0:
+            match = _SECRET.match(text, start)
+            if match:
+                found.secrets.add(match.group(1) or match.group())
+            start = text.find(prefix, start + 1)
     for word in _SECRET_KEYS:
         for spelling in (word, word.title(), word.upper()):
             start = text.find(spelling)

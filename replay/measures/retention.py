@@ -43,6 +43,9 @@ _WRITE_TOOLS = {"write", "edit", "multiedit", "write_file", "edit_file", "create
 _PATH_KEYS = ("file_path", "path", "filename", "notebook_path", "file")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update) File: (\S+)", re.MULTILINE)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_GLUED_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:%|[A-Za-z]+)")
+_MARKS = ("://", "::", "/")
+_EDGES = ".,;:!?'\"`()[]{}<>"
 _REDIRECT = re.compile(r"(?:>>?|\btee(?:\s+-a)?)\s*([\w./~-]+\.\w+)")
 
 
@@ -104,30 +107,41 @@ class Occurrences:
     """Literal look-ups in a text, answered on less than the whole text.
 
     A value without whitespace can only lie inside one whitespace-separated token, so it is
-    looked for among the distinct tokens joined (the same answer, on a shorter string). A number
-    with its unit word (`16 passed`) is looked for among the text's own numbers with units, so
-    it is not found inside a longer number (`116 passed`). Anything else is looked for in the
-    text.
+    looked for among the distinct tokens (the same answer, on a shorter string; a value holding
+    `://`, `::` or `/` only among the tokens that hold it too). A number with its unit is looked
+    for among the text's own numbers with units, whole: `16 passed` is not found in `116
+    passed`, nor `38ms` in `738ms`. Anything else is looked for in the text.
     """
 
     def __init__(self, text: str) -> None:
         self.text = text
-        tokens = dict.fromkeys(text.split())
-        self.tokens = tokens.keys()
-        self.joined = "\n".join(tokens)
+        self.tokens = dict.fromkeys(text.split())
+        self.joined = "\n".join(self.tokens)
         self._counted: set[str] | None = None
+        self._cores: set[str] | None = None
+        self._marked: dict[str, str] = {}
 
     def __contains__(self, value: str) -> bool:
         if value in self.tokens:
             return True
         parts = value.split()
         if len(parts) == 1 and parts[0] == value:
-            return value in self.joined
+            if _GLUED_NUMBER.fullmatch(value):
+                if self._cores is None:
+                    self._cores = {token.strip(_EDGES) for token in self.tokens}
+                return value in self._cores
+            marker = next((mark for mark in _MARKS if mark in value), "")
+            return value in (self._with(marker) if marker else self.joined)
         if len(parts) == 2 and _NUMBER.fullmatch(parts[0]):
             if self._counted is None:
                 self._counted = set(counted_numbers(self.text))
             return value in self._counted
         return value in self.text
+
+    def _with(self, mark: str) -> str:
+        if mark not in self._marked:
+            self._marked[mark] = "\n".join(token for token in self.tokens if mark in token)
+        return self._marked[mark]
 
 
 def recurring_reference(history: Details, later: Occurrences, limits: Limits,
