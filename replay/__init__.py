@@ -10,9 +10,11 @@ The packages follow the protocol in the order data flows; each imports only from
     agent/                 4. the continuation agent: its step loop and tools
     judge/                 5. running and grading an instance's tests; validation (step 2)
     histories/             6. Phase A histories: boundaries, trajectories, collect, import
-    compaction/            7. prompt sources, summarizers, carriers, mechanical baselines
+    compaction/            7. prompt sources, summarizers, carriers, mechanical baselines,
+                              fusion of a summary with judged evidence
     sweep/                 8. plans of cells, the cell pipeline (continuation + grading), labels,
                               execution on workers or Ray, confirmation (step 8), progress
-    report/                9. tables, exports and the heatmap of a run; the web view (`web/`)
+    measures/              9. retention scores and fact probes over stored artifacts
+    report/               10. tables, exports and the heatmap of a run; the web view (`web/`)
     commands/, cli         the `replay` command: parse, call one stage function, print
 """

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import random
 
-from panel_fixtures import GITIGNORE, Task, bash, field_spec, pyproject, read, turn
+from panel_fixtures import (
+    GITIGNORE,
+    Task,
+    bash,
+    field_spec,
+    pyproject,
+    read,
+    turn,
+    with_context,
+)
 
 SETTING_NAMES = ["APP_NAME", "HTTP_PORT", "HTTP_WORKERS", "HTTP_KEEPALIVE_SECONDS", "DB_HOST",
                  "DB_PORT", "DB_NAME", "DB_POOL_SIZE", "DB_POOL_TIMEOUT", "QUEUE_URL",
@@ -42,6 +51,11 @@ def _env(values: dict[str, str]) -> str:
 
 
 def configdrift() -> Task:
+    about = "Settings of the shop, one file per environment."
+    return with_context(_configdrift(), "shopcfg", about, 1404, "tests/test_configs.py")
+
+
+def _configdrift() -> Task:
     staging = _settings(random.Random(1304))
     production = {**staging, "CACHE_TTL_SECONDS": "30", "STALE_WHILE_REVALIDATE": "false",
                   "REGION": "eu-west-3", "LOG_LEVEL": "warn"}
@@ -103,6 +117,11 @@ def _convert(table: list[tuple[str, float]]) -> str:
 
 
 def pytestlog() -> Task:
+    about = "Length conversions for the surveying tools."
+    return with_context(_pytestlog(), "lengths", about, 1405, "tests/test_convert.py")
+
+
+def _pytestlog() -> Task:
     wrong = [(unit, 1825.0 if unit == "nmi" else factor) for unit, factor in UNITS]
     cases = "".join(f"    ({unit!r}, {factor!r}),\n" for unit, factor in UNITS)
     test = ('import pytest\n\nfrom lengths.convert import to_metres\n\nCASES = [\n' + cases +
@@ -183,6 +202,11 @@ def _lock(urllib3: str) -> str:
 
 
 def lockfile() -> Task:
+    about = "The shop's web application and its pinned dependencies."
+    return with_context(_lockfile(), "shop", about, 1406, "tests/test_lock.py")
+
+
+def _lockfile() -> Task:
     test = ('import subprocess\nimport sys\n\n\n'
             'def test_every_line_is_a_pin():\n'
             '    lines = open("requirements.lock").read().splitlines()[1:]\n'
@@ -267,6 +291,11 @@ def _ledger() -> tuple[dict[str, str], int]:
 
 
 def grepsites() -> Task:
+    about = "Nightly jobs that keep the ledger database in shape."
+    return with_context(_grepsites(), "ledger", about, 1407, "tests/test_jobs.py")
+
+
+def _grepsites() -> Task:
     files, line = _ledger()
     test = ('from ledger.db import open_session\n\n\n'
             'def test_open_session_defaults():\n'

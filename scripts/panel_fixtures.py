@@ -9,6 +9,7 @@ the tree, and with it every history, is the same on every build.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,3 +82,47 @@ class Task:
 def hex_id(rng: Any, length: int = 8) -> str:
     """A random lower-case hex string."""
     return "".join(rng.choice("0123456789abcdef") for _ in range(length))
+
+
+SENTENCES = [
+    "It is a small package with no runtime dependencies beyond the standard library.",
+    "Every public function has a docstring and a test; the tests run in well under a second.",
+    "Configuration is read once at start-up and never changes while the process runs.",
+    "Errors are raised as exceptions with a message that names the offending value.",
+    "The code favours plain data and small functions over classes with hidden state.",
+    "Deployment happens from the main branch after the nightly checks have passed.",
+    "Logs are written one event per line, oldest first, with a timestamp in UTC.",
+    "Issues are triaged every Monday; anything urgent goes to the on-call channel.",
+    "Pull requests need one review and a green test run before they are merged.",
+    "Generated files are committed so that a fresh checkout works without tooling.",
+    "The command line is a thin layer over the library and carries no logic of its own.",
+    "Backwards compatibility is kept for one minor release after a deprecation.",
+    "Performance matters less than clarity, except on the paths the profiler flags.",
+    "Secrets never live in the repository; they come from the environment at run time.",
+    "The style guide is enforced by the linter, so reviews can focus on behaviour.",
+    "Each module starts with a short docstring saying what it is for.",
+]
+CHANGES = ["tidier error messages", "faster start-up", "fewer dependencies",
+           "clearer logging", "a new option for quiet runs", "documentation fixes",
+           "stricter input checks", "smaller release artifacts", "more tests",
+           "a reworked configuration loader", "support for the newest interpreter"]
+
+
+def readme(title: str, about: str, seed: int) -> str:
+    """A README of a few paragraphs that states no fact a probe asks for (no number at all)."""
+    rng = random.Random(seed)
+    paragraphs = [" ".join(rng.sample(SENTENCES, 4)) for _ in range(3)]
+    changes = "".join(f"- {rng.choice(['Added', 'Changed', 'Fixed'])}: {rng.choice(CHANGES)}\n"
+                      for _ in range(10))
+    development = " ".join(rng.sample(SENTENCES, 3))
+    return (f"# {title}\n\n{about}\n\n" + "\n\n".join(paragraphs) +
+            f"\n\n## Development\n\n{development}\n\n## Changes\n\n{changes}")
+
+
+def with_context(task: Task, title: str, about: str, seed: int, test_file: str) -> Task:
+    """A primary task with the reading an agent does around the evidence: the README first,
+    the existing tests last (outputs that hold none of the probed facts)."""
+    task.files["README.md"] = readme(title, about, seed)
+    task.steps = [turn("Let me start with the README.", bash("cat README.md")), *task.steps,
+                  turn("Let me look at the existing tests.", read(test_file))]
+    return task

@@ -61,7 +61,7 @@ def test_the_panel_full_scores_one_and_a_needle_dropping_summary_less(tmp_path: 
     assert rows[(FUSED, "primary")]["accuracy"] == 1.0
     assert rows[(FUSED, "control")]["not_shorter"]  # short fixtures: fusion keeps everything
     assert "full" in done.stdout and "primary" in done.stdout and "not shorter" in done.stdout
-    assert "unit(s) kept of 3 asked" in done.stdout
+    assert "of 3 units kept on average" in done.stdout
     questions = [probe.question for _, _, found in items for probe in found.probes]
     for body in bodies:
         if body["model"] != "reader":  # summarizers and the judge never see a probe

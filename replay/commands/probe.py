@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from replay.commands.options import (
     CallDeadline,
@@ -20,11 +21,10 @@ from replay.commands.options import (
     console,
     existing_store,
 )
-from replay.commands.prompts import ensure_prompt
+from replay.commands.sweep import prompt_loader
 from replay.compaction.carriers import CARRIERS
 from replay.compaction.summarize import parse_summarizer
 from replay.errors import InputError
-from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
 from replay.measures.probes import exports
 from replay.measures.probes.answering import FULL, Clients, answer_all, build_contexts
@@ -33,10 +33,13 @@ from replay.measures.probes.inputs import load_inputs
 from replay.measures.probes.scores import Row, history_scores, rows
 from replay.models.cache import CallCache
 from replay.models.registry import resolve
+from replay.models.types import ModelSpec
 from replay.paths import default_store
 from replay.report.exports import reports_folder
 from replay.store import Store
-from replay.sweep.plan import digest, latest_run, open_store, require_run
+from replay.sweep.cells import prepare
+from replay.sweep.continuation import model_id
+from replay.sweep.plan import Plan, digest, latest_run, open_store, require_run
 
 
 @dataclass(frozen=True)
@@ -73,45 +76,34 @@ class ProbeOptions:
     call_deadline: float | None = None
 
 
-@dataclass(frozen=True)
-class Subject:
-    """What is probed: a name for it, the instances, the methods (Full first), the carrier."""
-
-    name: str
-    instances: list[Instance]
-    methods: list[str]
-    carrier: str
-    prompt_sources: Path | None
-
-
-def run_subject(store: Store, run: str | None, methods: tuple[str, ...]) -> Subject:
-    """A run's histories and summarizers; `methods` narrows them (an unknown one is refused)."""
+def run_plan(store: Store, run: str | None, methods: tuple[str, ...]) -> tuple[str, Plan]:
+    """A run's plan; `methods` narrows its summarizers (an unknown one is refused)."""
     name = run or latest_run(store)
     plan = require_run(store, name)
-    known = [FULL, *plan.summarizers]
-    unknown = [method for method in methods if method not in known]
+    unknown = [m for m in methods if m != FULL and m not in plan.summarizers]
     if unknown:
         raise InputError(f"unknown method {', '.join(unknown)} in run {name}: use "
-                         f"{', '.join(known)}")
-    chosen = [FULL, *(m for m in plan.summarizers if not methods or m in methods)]
-    instances = choose_instances(plan.suite, plan.dataset, plan.instances, None, None)
-    sources = Path(plan.prompt_sources) if plan.prompt_sources else None
-    return Subject(name, instances, chosen, plan.carrier, sources)
+                         f"{', '.join([FULL, *plan.summarizers])}")
+    chosen = tuple(m for m in plan.summarizers if not methods or m in methods)
+    return name, plan.model_copy(update={"summarizers": chosen})
 
 
-def selection_subject(selection: Selection) -> Subject:
-    """The histories and methods the command line names."""
+def selection_plan(selection: Selection, answering: ModelSpec) -> tuple[str, Plan]:
+    """A plan of the histories and methods the command line names (never saved as a run)."""
     carrier = selection.carrier or "summary-only"
     if carrier not in CARRIERS:
         raise InputError(f"unknown carrier {carrier!r}: use {' or '.join(CARRIERS)}")
-    methods = [FULL, *dict.fromkeys(m.strip() for m in selection.methods if m.strip() != FULL)]
-    for method in methods[1:]:
+    methods = tuple(dict.fromkeys(m.strip() for m in selection.methods if m.strip() != FULL))
+    for method in methods:
         parse_summarizer(method)
     instances = choose_instances(selection.suite or "demo", selection.dataset,
                                  list(selection.ids), selection.pattern, selection.span)
-    name = "probe-" + digest({"methods": methods, "carrier": carrier,
-                              "instances": [i.instance_id for i in instances]})[:10]
-    return Subject(name, instances, methods, carrier, selection.prompt_sources)
+    sources = selection.prompt_sources
+    plan = Plan(kind="prompt", suite=selection.suite or "demo", dataset=selection.dataset,
+                agent=answering.alias, agent_id=model_id(answering), carrier=carrier,
+                prompt_sources=str(sources.resolve()) if sources else None,
+                instances=tuple(i.instance_id for i in instances), summarizers=methods)
+    return "probe-" + digest(plan.model_dump(exclude={"agent", "agent_id"}))[:10], plan
 
 
 def probe_command(run: str | None, selection: Selection, options: ProbeOptions,
@@ -126,11 +118,9 @@ def probe_command(run: str | None, selection: Selection, options: ProbeOptions,
     given = read_probe_paths(list(options.probes))
     use_run = run is not None or not (selection.methods or selection.names_histories)
     with open_store(existing_store(path) if use_run else path) as store:
-        subject = (run_subject(store, run, selection.methods) if use_run
-                   else selection_subject(selection))
-        inputs, skipped = load_inputs(
-            subject.instances, subject.methods, subject.carrier, store, given,
-            lambda name: ensure_prompt(name, subject.prompt_sources, out))
+        name, plan = (run_plan(store, run, selection.methods) if use_run
+                      else selection_plan(selection, answering))
+        inputs, skipped = load_inputs(prepare(plan, answering, prompt_loader(plan), store), given)
         with CallCache(path) as cache:
             clients = Clients(cache, options.call_deadline)
             try:
@@ -139,17 +129,16 @@ def probe_command(run: str | None, selection: Selection, options: ProbeOptions,
                                      options.workers)
             finally:
                 clients.close()
-        cohorts = {iid: found.cohort for iid, found in inputs.probes.items()}
-        scores = history_scores(answers, cohorts)
-        table = rows(scores, subject.methods)
-        about = {"run": subject.name, "model": answering.alias, "carrier": subject.carrier,
+        scores = history_scores(answers, {i: found.cohort for i, found in inputs.probes.items()})
+        table = rows(scores, inputs.methods)
+        about = {"run": name, "model": answering.alias, "carrier": plan.carrier,
                  "generations": options.generations, "answers": options.answers,
-                 "methods": subject.methods, "skipped": skipped}
-        folder = options.out or reports_folder(store, subject.name) / "probes"
+                 "methods": inputs.methods, "skipped": skipped}
+        folder = options.out or reports_folder(store, name) / "probes"
         written = exports.write(folder, about, table, scores, contexts, answers)
     render(about, table, contexts, answers, out)
     for written_path in written:
-        out.print(f"wrote {written_path}", highlight=False)
+        out.print(Text(f"wrote {written_path}"), soft_wrap=True)
     return 1 if any(answer.error for answer in answers) else 0
 
 
@@ -166,27 +155,27 @@ def vs_full(row: Row) -> str:
 def render(about: dict[str, Any], table: list[Row], contexts: list, answers: list,
            out: Console) -> None:
     """The table per method and cohort, then fusion figures, failures and skipped histories."""
-    out.print(f"probes of {about['run']}: answered by {about['model']}, carrier "
-              f"{about['carrier']}, {about['generations']} generation(s) of each model "
-              f"summary, {about['answers']} answer(s) per probe", highlight=False)
+    out.print(Text(f"probes of {about['run']}: answered by {about['model']}, carrier "
+                   f"{about['carrier']}, {about['generations']} generation(s) of each model "
+                   f"summary, {about['answers']} answer(s) per probe"), soft_wrap=True)
     grid = Table("method", "cohort", "n", "answers", "failed", "field acc", "all correct",
                  "tokens/answer", "vs Full")
     for row in table:
         tokens = "-" if row.input_tokens is None else f"{row.input_tokens:,.0f}"
-        grid.add_row(row.method, row.cohort, str(row.n), str(row.answers), str(row.failed),
-                     f"{row.accuracy:.3f}", f"{row.all_correct:.3f}", tokens, vs_full(row))
+        grid.add_row(Text(row.method), Text(row.cohort), str(row.n), str(row.answers),
+                     str(row.failed), f"{row.accuracy:.3f}", f"{row.all_correct:.3f}", tokens,
+                     vs_full(row))
     out.print(grid)
-    for line in fusion_lines(contexts):
-        out.print(line, highlight=False)
+    lines = fusion_lines(contexts)
     failed = [answer for answer in answers if answer.error]
     if failed:
-        out.print(f"{len(failed)} planned answer(s) failed and count zero:", highlight=False)
-        for answer in failed[:5]:
-            out.print(f"  {answer.instance_id} {answer.method} generation {answer.generation} "
-                      f"{answer.probe} #{answer.sample}: {answer.error}", highlight=False,
-                      soft_wrap=True)
+        lines.append(f"{len(failed)} planned answer(s) failed and count zero:")
+        lines += [f"  {answer.instance_id} {answer.method} generation {answer.generation} "
+                  f"{answer.probe} #{answer.sample}: {answer.error}" for answer in failed[:5]]
     if about["skipped"]:
-        out.print(f"no probes for: {', '.join(about['skipped'])}", highlight=False)
+        lines.append(f"no probes for: {', '.join(about['skipped'])}")
+    for line in lines:
+        out.print(Text(line), soft_wrap=True)
 
 
 def fusion_lines(contexts: list) -> list[str]:
@@ -200,10 +189,11 @@ def fusion_lines(contexts: list) -> list[str]:
         skipped = sum(len(d["units_skipped_for_ceiling"]) for d in found)
         longer = sum(not d["shorter_than_full"] for d in found)
         kept = sum(len(d["units_kept"]) for d in found) / len(found)
-        lines.append(f"{method}: {kept:.1f} unit(s) kept of {top} asked ({fewer} context(s) "
-                     f"had fewer: all kept); summary cut to its allowance in {cut}/{len(found)}; "
-                     f"{skipped} unit(s) skipped for the ceiling; not shorter than the full "
-                     f"history in {longer}/{len(found)}")
+        count = len(found)
+        lines.append(f"{method}: {kept:.1f} of {top} units kept on average ({fewer}/{count} "
+                     f"contexts had fewer, all kept); summary cut to its allowance in "
+                     f"{cut}/{count}; {skipped} unit(s) skipped for the ceiling; fused text not "
+                     f"shorter than the full history (token pieces) in {longer}/{count}")
     return lines
 
 

@@ -20,11 +20,9 @@ from typing import Any
 
 from replay.agent.tools import TOOLS
 from replay.compaction.carriers import post_messages
-from replay.compaction.sources import PromptText
 from replay.compaction.summarize import parse_summarizer
 from replay.errors import HarnessError
 from replay.histories.records import History
-from replay.instances.records import Instance
 from replay.measures.probes.files import Probe, ProbeSet
 from replay.measures.probes.grading import Grade, grade
 from replay.models.cache import CallCache, canonical_json
@@ -32,7 +30,7 @@ from replay.models.client import ModelClient
 from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec
 from replay.paths import TESTBED
 from replay.store import Store
-from replay.sweep.cells import CellTask, make_summary
+from replay.sweep.cells import CellTask, Prepared, make_summary
 from replay.sweep.plan import CellId
 
 FULL = "full"
@@ -41,23 +39,25 @@ PROBE_INTRO = "Answer from what this conversation shows, without calling any too
 
 @dataclass(frozen=True)
 class Inputs:
-    """What a probe run needs: histories with probes, methods, and their models and prompts."""
+    """What a probe run needs: the prepared cells of a run (histories, models, prompts, the
+    carrier) and the probes of the histories that have some."""
 
-    instances: dict[str, Instance]
-    histories: dict[str, History]
+    prepared: Prepared
     probes: dict[str, ProbeSet]
-    methods: list[str]
-    carrier: str = "summary-only"
-    prompts: dict[str, PromptText | None] = field(default_factory=dict)
-    backbones: dict[str, ModelSpec | None] = field(default_factory=dict)
-    judges: dict[str, ModelSpec | None] = field(default_factory=dict)
+
+    @property
+    def methods(self) -> list[str]:
+        """Full first, then the run's summarizers."""
+        return [FULL, *self.prepared.plan.summarizers]
+
+    @property
+    def histories(self) -> dict[str, History]:
+        """The histories that have probes."""
+        return {iid: self.prepared.histories[iid] for iid in self.probes}
 
     def task(self, instance_id: str, method: str, generation: int) -> CellTask:
-        """The POST cell whose summary is this method's context (its key is the sweep's)."""
-        return CellTask(CellId(instance_id, "post", method, generation),
-                        self.instances[instance_id], self.histories[instance_id],
-                        self.backbones.get(method), self.prompts.get(method),
-                        self.judges.get(method))
+        """The POST cell whose summary is this method's context, exactly as the sweep has it."""
+        return self.prepared.task(CellId(instance_id, "post", method, generation))
 
 
 @dataclass
@@ -151,7 +151,8 @@ def _summary_context(inputs: Inputs, store: Store, clients: Callable[[ModelSpec]
         return context
     context.details = summary.details
     context.messages = post_messages(summary, task.history.messages,
-                                     task.instance.problem_statement, TESTBED, inputs.carrier,
+                                     task.instance.problem_statement, TESTBED,
+                                     inputs.prepared.settings.carrier,
                                      task.prompt)
     return context
 
