@@ -16,7 +16,7 @@ from rich.table import Table
 from replay.commands.options import StorePath, console
 from replay.errors import InputError
 from replay.measures.chains import ChainReport, score_sessions
-from replay.measures.retention import MAX_CHARS, PER_KIND, Limits, PositionMean
+from replay.measures.retention import MAX_CHARS, PER_KIND, Limits
 from replay.measures.runs import keep_scores, score_run, summarizer_means
 from replay.measures.session_files import FORMATS, load_sessions
 from replay.paths import default_store
@@ -50,9 +50,10 @@ def run_command(run: str | None, store_path: Path, limits: Limits, out: Console)
 
 
 def sessions_command(paths: Sequence[Path], fmt: str, limits: Limits, as_json: bool,
-                     out: Console) -> int:
-    """Score the compactions of real sessions; print per-position means and the disorder rate."""
-    report = score_sessions(load_sessions(paths, fmt), limits)
+                     out: Console, baseline: bool = False) -> int:
+    """Score the compactions of real sessions; print per-position means and the disorder rate
+    (with `baseline`, `anchor_index` on the same boundaries beside them)."""
+    report = score_sessions(load_sessions(paths, fmt), limits, baseline)
     if as_json:
         out.print_json(json.dumps(_report_json(report)))
         return 0
@@ -64,23 +65,33 @@ def sessions_command(paths: Sequence[Path], fmt: str, limits: Limits, as_json: b
         sessions.add_row(escape(session.source), session.format, f"{found} ({session.pairs})",
                          str(len(session.compactions)), "yes" if session.kept else "no")
     out.print(sessions)
-    out.print(_positions_table(report.future, report.recurring))
+    out.print(_positions_table(report))
     rate = (f"{report.disorder_flagged}/{report.disorder_checked} "
             f"({percent(report.disorder_flagged / report.disorder_checked)})"
             if report.disorder_checked else "0/0")
     out.print(f"disorder: {rate} of summaries with files written before their boundary "
               "describe one of them as pending work", highlight=False)
+    if report.unreadable:
+        out.print(f"{report.unreadable} compaction(s) kept no readable summary (a Codex remote "
+                  "compaction) and are left out", highlight=False)
     return 0
 
 
-def _positions_table(future: list[PositionMean], recurring: list[PositionMean]) -> Table:
+def _positions_table(report: ChainReport) -> Table:
     table = Table(title="retention by boundary position (kept sessions)")
-    for column in ("position", "production chain", "n", "left out", "recurring details", "n ",
-                   "left out "):
+    columns = ["position", "production chain", "n", "left out", "recurring details", "n ",
+               "left out "]
+    if report.baseline_future:
+        columns += ["anchor_index: production", "anchor_index: recurring"]
+    for column in columns:
         table.add_column(column)
-    for chain, again in zip(future, recurring, strict=True):
-        table.add_row(str(chain.position), percent(chain.mean), str(chain.n), str(chain.empty),
-                      percent(again.mean), str(again.n), str(again.empty))
+    for index, (chain, again) in enumerate(zip(report.future, report.recurring, strict=True)):
+        row = [str(chain.position), percent(chain.mean), str(chain.n), str(chain.empty),
+               percent(again.mean), str(again.n), str(again.empty)]
+        if report.baseline_future:
+            row += [percent(report.baseline_future[index].mean),
+                    percent(report.baseline_recurring[index].mean)]
+        table.add_row(*row)
     return table
 
 
@@ -93,12 +104,17 @@ def _report_json(report: ChainReport) -> dict[str, Any]:
                                        else c.future.to_dict(),
                                        "recurring": None if c.recurring is None
                                        else c.recurring.to_dict(),
+                                       "anchor_index": None if c.baseline is None
+                                       else [found.share for found in c.baseline],
                                        "written": c.written, "disorder": c.disorder}
                                       for c in s.compactions]}
                      for s in report.sessions],
         "production": [asdict(mean) for mean in report.future],
         "recurring": [asdict(mean) for mean in report.recurring],
         "disorder": {"flagged": report.disorder_flagged, "checked": report.disorder_checked},
+        "unreadable": report.unreadable,
+        "anchor_index": {"production": [asdict(m) for m in report.baseline_future],
+                         "recurring": [asdict(m) for m in report.baseline_recurring]},
     }
 
 
@@ -121,6 +137,9 @@ def register(app: typer.Typer) -> None:
             min=1, help="Values of each kind a reference keeps.")] = PER_KIND,
         as_json: Annotated[bool, typer.Option(
             "--json", help="With --sessions: print the scores as JSON.")] = False,
+        with_anchor_index: Annotated[bool, typer.Option(
+            "--anchor-index", help="With --sessions: also score anchor_index written from what "
+                                   "each compactor saw, on the same references.")] = False,
         store: StorePath = None,
     ) -> None:
         """Score which literal details summaries keep: every summary of a run (kept in the store
@@ -130,7 +149,7 @@ def register(app: typer.Typer) -> None:
             if not targets:
                 raise InputError("--sessions needs at least one session file or folder")
             raise typer.Exit(sessions_command([Path(t) for t in targets], format_, limits,
-                                              as_json, console))
+                                              as_json, console, with_anchor_index))
         if targets and len(targets) > 1:
             raise InputError("give one run name (or --sessions with session files)")
         raise typer.Exit(run_command(targets[0] if targets else None,

@@ -8,7 +8,9 @@ For compaction k of a session (its position in the chain is k, from 1):
 - production-chain retention: the reference is the details of the first `FUTURE_PAYLOADS`
   messages after the boundary (no recurrence required);
 - the disorder check: files written anywhere before the boundary that the summary describes as
-  pending work.
+  pending work;
+- with `baseline`, the same two references scored on `anchor_index` written from what the
+  compactor saw: the mechanical baseline beside the production summary, on the same boundary.
 
 A compaction without readable summary text (Codex's remote compaction) is left out of the
 means, as is one whose reference is empty; both are counted.
@@ -19,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from replay.compaction.mechanical import anchor_index
 from replay.measures.details import find_details, message_payload
 from replay.measures.retention import (
     FUTURE_PAYLOADS,
@@ -34,6 +37,7 @@ from replay.measures.retention import (
     written_files,
 )
 from replay.measures.sessions import Session, completeness, kept
+from replay.models.types import Message
 
 
 @dataclass
@@ -46,6 +50,7 @@ class CompactionScore:
     future: Score | None
     written: int
     disorder: list[str]
+    baseline: tuple[Score, Score] | None = None
 
 
 @dataclass
@@ -69,6 +74,9 @@ class ChainReport:
     recurring: list[PositionMean]
     disorder_flagged: int
     disorder_checked: int
+    unreadable: int = 0
+    baseline_future: list[PositionMean] = field(default_factory=list)
+    baseline_recurring: list[PositionMean] = field(default_factory=list)
 
     @property
     def scored(self) -> list[SessionScore]:
@@ -76,8 +84,9 @@ class ChainReport:
         return [session for session in self.sessions if session.kept]
 
 
-def score_session(session: Session, limits: Limits) -> SessionScore:
-    """Completeness, and each compaction's scores (see the module docstring)."""
+def score_session(session: Session, limits: Limits, baseline: bool = False) -> SessionScore:
+    """Completeness, and each compaction's scores (see the module docstring); with `baseline`,
+    also the scores of `anchor_index` written from what the compactor saw."""
     found, pairs = completeness(session)
     result = SessionScore(session.source, session.format, found, pairs, kept(session))
     payloads = [message_payload(message) for message in session.messages]
@@ -88,9 +97,9 @@ def score_session(session: Session, limits: Limits) -> SessionScore:
         stop = boundaries[position].index if position < len(boundaries) else len(payloads)
         written = list(dict.fromkeys(
             [*written, *written_files(session.messages[start:compaction.index])]))
+        scored = CompactionScore(position, compaction.trigger, None, None, len(written), [])
+        result.compactions.append(scored)
         if not compaction.summary:
-            result.compactions.append(CompactionScore(position, compaction.trigger, None, None,
-                                                      len(written), []))
             continue
         seen = payloads[start:compaction.index]
         if position > 1:
@@ -100,11 +109,22 @@ def score_session(session: Session, limits: Limits) -> SessionScore:
         recurring = recurring_reference(history, Occurrences(later), limits)
         future = [text for text in payloads[compaction.index:stop] if text][:FUTURE_PAYLOADS]
         upcoming = future_reference(find_details(_joined(future, limits.max_chars)), limits)
-        result.compactions.append(CompactionScore(
-            position, compaction.trigger, score(recurring, compaction.summary),
-            score(upcoming, compaction.summary), len(written),
-            disorder(written, compaction.summary)))
+        scored.recurring = score(recurring, compaction.summary)
+        scored.future = score(upcoming, compaction.summary)
+        scored.disorder = disorder(written, compaction.summary)
+        if baseline:
+            index = anchor_index(_seen_messages(session, position))
+            scored.baseline = (score(recurring, index), score(upcoming, index))
     return result
+
+
+def _seen_messages(session: Session, position: int) -> list[Message]:
+    """What the compactor at `position` saw: the previous summary, then the messages since."""
+    boundaries = session.compactions
+    start = boundaries[position - 2].index if position > 1 else 0
+    earlier = ([{"role": "user", "content": boundaries[position - 2].summary}]
+               if position > 1 else [])
+    return [*earlier, *session.messages[start:boundaries[position - 1].index]]
 
 
 def _joined(texts: Sequence[str], max_chars: int, tail: bool = False) -> str:
@@ -114,16 +134,26 @@ def _joined(texts: Sequence[str], max_chars: int, tail: bool = False) -> str:
     return text[-max_chars:] if tail else text[:max_chars]
 
 
-def score_sessions(sessions: Sequence[Session], limits: Limits) -> ChainReport:
+def score_sessions(sessions: Sequence[Session], limits: Limits,
+                   baseline: bool = False) -> ChainReport:
     """Score every session; the means and the disorder rate cover the kept ones only."""
-    scores = [score_session(session, limits) for session in sessions]
+    scores = [score_session(session, limits, baseline) for session in sessions]
     kept_scores = [score for score in scores if score.kept]
     checked = [c for s in kept_scores for c in s.compactions if c.written and c.future]
-    return ChainReport(
+    report = ChainReport(
         scores,
         position_means([_share(c.future) for c in s.compactions] for s in kept_scores),
         position_means([_share(c.recurring) for c in s.compactions] for s in kept_scores),
-        sum(1 for c in checked if c.disorder), len(checked))
+        sum(1 for c in checked if c.disorder), len(checked),
+        sum(1 for s in kept_scores for c in s.compactions if c.future is None))
+    if baseline:
+        report.baseline_recurring = position_means(
+            [c.baseline[0].share if c.baseline else None for c in s.compactions]
+            for s in kept_scores)
+        report.baseline_future = position_means(
+            [c.baseline[1].share if c.baseline else None for c in s.compactions]
+            for s in kept_scores)
+    return report
 
 
 def _share(found: Score | None) -> float | None:

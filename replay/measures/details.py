@@ -64,10 +64,10 @@ _SECRET = re.compile(
     r"|AKIA[0-9A-Z]{16}|xox[abposr]-[\w-]{10,}|AIza[\w-]{30,}|Bearer ([\w.~+/-]{16,}=*)"
     r"|eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}|-----BEGIN [A-Z ]*PRIVATE KEY-----"
 )
-# The value after a key that names a secret.
+# The value after a key that names a secret (not a code expression or a shell variable).
 _KEYED = re.compile(
     r"(?:password|passwd|secret|token|api[_-]?key|access[_-]?key)[\"']?[ \t]*[:=][ \t]*[\"']?"
-    r"([^\s\"',;]{8,})", re.IGNORECASE
+    r"([^\s\"',;(){}$<>]{8,})", re.IGNORECASE
 )
 _SECRET_PREFIXES = ("sk-", "gh", "github_pat_", "AKIA", "xox", "AIza", "Bearer ", "eyJ",
                     "-----BEGIN ")
@@ -96,7 +96,8 @@ _IDENTIFIER = (
 # a token is only tried with the kinds it can hold (`_kinds_for`), which gives the same matches.
 TOKEN_KINDS = (
     ("url", URL_PATTERN.pattern), ("test_id", TEST_ID_PATTERN.pattern), ("host", _HOST),
-    ("path", PATH_PATTERN.pattern), ("version", _VERSION), ("hash", _HASH),
+    ("path", f"(?<!<)(?:{PATH_PATTERN.pattern})"),  # not the `/tag` of a closing `</tag>`
+    ("version", _VERSION), ("hash", _HASH),
     ("number", rf"(?<![\w.])\d+(?:\.\d+)?(?:%(?!\])|{_UNITS})"),  # not pytest's `[ 42%]`
     ("identifier", _IDENTIFIER))
 # Found on the whole text: what spans tokens or needs the start of a line.

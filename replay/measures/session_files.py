@@ -6,6 +6,7 @@ before anything is scored, so a broken file stops the command before it prints o
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -26,10 +27,12 @@ _CLAUDE_TYPES = {"user", "assistant", "system", "summary", "file-history-snapsho
 
 
 def read_records(path: Path) -> Records:
-    """The JSON objects of a JSONL file with their line numbers; blank lines are skipped."""
+    """The JSON objects of a JSONL file (gzip-compressed when it ends in `.gz`) with their line
+    numbers; blank lines are skipped."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        raw = path.read_bytes()
+        text = (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("utf-8")
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read: {exc}") from None
     records = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -61,11 +64,11 @@ def detect_format(records: Records, path: Path) -> str:
 
 
 def session_paths(paths: Iterable[Path]) -> list[Path]:
-    """The files named, with the `*.jsonl` files under each folder named, sorted."""
+    """The files named, with the `*.jsonl` and `*.jsonl.gz` files under each folder named."""
     found = []
     for path in paths:
         if path.is_dir():
-            found += sorted(path.rglob("*.jsonl"))
+            found += sorted([*path.rglob("*.jsonl"), *path.rglob("*.jsonl.gz")])
         elif path.is_file():
             found.append(path)
         else:
