@@ -122,3 +122,49 @@ def test_bad_input_is_one_line_and_exit_2_with_nothing_written(
     assert done.returncode == 2, done.stdout + done.stderr
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "runs" / "reports").exists()
+
+
+def test_a_summary_that_fails_counts_zero_and_is_listed(tmp_path: Path) -> None:
+    from replay.models.scripts import Script
+
+    items = panel("demo")
+    catalogue = fixture_prompts(tmp_path)
+    scripts = [*reader_scripts(items), Script([{"fault": "500"}], model="summ-drop")]
+    with ScriptedServer(*scripts) as server:
+        done = run_replay("probe", "--method", S, "--instance", "replay-demo__tally-1",
+                          "--model", "reader", "--generations", "1", "--answers", "2",
+                          "--call-deadline", "0.3", "--prompt-sources", str(catalogue),
+                          "--store", str(tmp_path / "r.db"), "--out", str(tmp_path / "out"),
+                          env=models_file(tmp_path, server.base_url))
+    assert done.returncode == 1, done.stdout + done.stderr
+    rows = table(tmp_path / "out")
+    assert rows[("full", "demo")]["accuracy"] == 1.0
+    failed = rows[(S, "demo")]
+    assert (failed["answers"], failed["failed"], failed["accuracy"]) == (2, 2, 0.0)
+    assert failed["input_tokens"] is None
+    assert "2 planned answer(s) failed and count zero" in done.stdout
+    document = json.loads((tmp_path / "out" / "probes.json").read_text())
+    assert len(document["failures"]) == 2
+    assert document["failures"][0]["error"].startswith("summary: ModelDeadlineExceeded")
+
+
+def test_probe_files_given_with_probes_ask_about_any_history(tmp_path: Path) -> None:
+    from replay.measures.probes.files import load_probe_file
+
+    (instance, history, bundled) = panel("demo")[0]
+    mine = bundled.model_dump(mode="json")
+    mine["cohort"] = "mine"
+    mine["probes"][0]["id"] = "asked-here"
+    mine["probes"][0]["question"] = "Asked from a file given on the command line?"
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(mine))
+    given = load_probe_file(path)
+    with ScriptedServer(*reader_scripts([(instance, history, given)])) as server:
+        done = run_replay("probe", "--method", "full", "--instance", instance.instance_id,
+                          "--probes", str(path), "--model", "reader", "--answers", "1",
+                          "--store", str(tmp_path / "r.db"), "--out", str(tmp_path / "out"),
+                          env=models_file(tmp_path, server.base_url))
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = json.loads((tmp_path / "out" / "probes.json").read_text())
+    assert [a["probe"] for a in document["answers"]] == ["asked-here"]
+    assert table(tmp_path / "out")[("full", "mine")]["all_correct"] == 1.0
