@@ -55,6 +55,7 @@ class Vocabulary:
 
     def __init__(self, rng: random.Random, index: int) -> None:
         def words(count: int) -> list[str]:
+            """`count` words drawn from WORDS."""
             return [rng.choice(WORDS) for _ in range(count)]
 
         self.rng = rng
@@ -72,6 +73,7 @@ class Vocabulary:
         self.files: dict[str, str] = {}
 
     def pick(self, values: list[str]) -> str:
+        """One of `values`, drawn from the session's seed."""
         return self.rng.choice(values)
 
 
@@ -88,6 +90,7 @@ def listing(v: Vocabulary) -> str:
 
 
 def test_run(v: Vocabulary) -> str:
+    """A failing pytest run with its traceback."""
     path = v.pick(v.paths).replace("src/", "tests/test_")
     failing = v.pick(v.names)
     return (f"$ python -m pytest {path} -q\n" + "." * 60 + " [ 42%]\n"
@@ -99,6 +102,7 @@ def test_run(v: Vocabulary) -> str:
 
 
 def log_lines(v: Vocabulary) -> str:
+    """Service log lines: hashes, hosts and ports, timings, versions, URLs."""
     return "\n".join(
         f"INFO [{v.pick(v.hashes)}] {v.pick(v.names)} connected to {v.pick(v.hosts)} in "
         f"{v.rng.randrange(900)} ms (client {v.pick(v.versions)}), see "
@@ -174,6 +178,7 @@ def timed(function: object, *arguments: object) -> tuple[float, float]:
 
 
 def main() -> int:
+    """Score the sessions, print the figures; 1 when the median misses the target."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--chars", type=int, default=400_000)

@@ -42,7 +42,7 @@ def test_completeness_of_the_real_sessions(report: ChainReport) -> None:
     found = {Path(s.source).name: (s.completeness, s.pairs, s.kept) for s in report.sessions}
     assert found["claude-code-entire-cli-3-compactions.jsonl.gz"] == (1.0, 221, True)
     assert found["claude-code-cipher-box-2-compactions.jsonl.gz"] == (0.995, 221, True)
-    assert found["codex-agentv-3-compactions.jsonl.gz"] == (0.929, 323, True)
+    assert found["codex-agentv-3-compactions.jsonl.gz"] == (0.928, 320, True)
 
 
 def test_per_position_figures(report: ChainReport) -> None:

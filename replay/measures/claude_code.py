@@ -42,6 +42,7 @@ class _Chain:
     last_request_start: int = -1
 
     def add(self, record: dict[str, Any], line: int) -> None:
+        """Remember where a record sits and whom it follows."""
         uuid = record.get("uuid")
         if isinstance(uuid, str):
             self.parent[uuid] = record.get("parentUuid") or record.get("logicalParentUuid")
@@ -86,6 +87,7 @@ class _Reader:
     response: Message | None = None
 
     def user(self, record: dict[str, Any]) -> None:
+        """A user record: text, tool results, or a compaction summary."""
         content = (record.get("message") or {}).get("content")
         text = _text(content)
         if record.get("isCompactSummary") or text.startswith(CONTINUED):

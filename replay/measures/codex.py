@@ -10,8 +10,9 @@ first line of session metadata). What is read:
   of `replacement_history` that opens with Codex's summary prefix); a remote compaction keeps
   no readable summary, and is a boundary with an empty one;
 - `event_msg` `token_count`: the request that produced the response just read, with
-  `last_token_usage` (input tokens include the cached ones); `thread_rolled_back` breaks the
-  prefix of the next request.
+  `last_token_usage` (input tokens include the cached ones; a count of zero input, repeated
+  after a compaction, is no request); `thread_rolled_back` breaks the prefix of the next
+  request.
 
 A rollout is append-only, so a request's messages extend the previous request's unless the
 thread was rolled back in between.
@@ -52,6 +53,8 @@ class _Reader:
                                           "content": _output(item.get("output"))})
 
     def message(self, item: dict[str, Any]) -> None:
+        """A user or assistant message; a user text opening with the summary prefix is a
+        compaction."""
         role, text = item.get("role"), _text(item.get("content"))
         if role == "user" and text.startswith(SUMMARY_PREFIX):
             self.session.add_compaction(text)
@@ -63,6 +66,7 @@ class _Reader:
             self.session.messages.append({"role": "assistant", "content": text})
 
     def call(self, item: dict[str, Any]) -> None:
+        """A tool call, added to the assistant message it belongs to."""
         self.start_response()
         if item.get("type") == "local_shell_call":
             name, arguments = "shell", json.dumps(item.get("action") or {})
@@ -78,10 +82,12 @@ class _Reader:
             "function": {"name": str(name), "arguments": arguments}})
 
     def start_response(self) -> None:
+        """Note where the response being read began (its request sent what came before)."""
         if self.response_start is None:
             self.response_start = len(self.session.messages)
 
     def compacted(self, payload: dict[str, Any]) -> None:
+        """A boundary with its readable summary, if the rollout kept one."""
         summary = str(payload.get("message") or "")
         for item in payload.get("replacement_history") or []:
             if summary or not isinstance(item, dict) or item.get("role") != "user":
@@ -92,13 +98,14 @@ class _Reader:
         self.response_start = None
 
     def event(self, payload: dict[str, Any]) -> None:
+        """A token count (the request just answered) or a rollback (the prefix breaks)."""
         if payload.get("type") == "thread_rolled_back":
             self.rolled_back = True
         if payload.get("type") != "token_count":
             return
         usage = (payload.get("info") or {}).get("last_token_usage")
-        if not isinstance(usage, dict):
-            return
+        if not isinstance(usage, dict) or not usage.get("input_tokens"):
+            return  # no request: a count repeated after a compaction reports zero input
         self.session.add_request(_int(usage.get("input_tokens")),
                                  _int(usage.get("cached_input_tokens")),
                                  end=self.response_start, prefix_ok=not self.rolled_back)

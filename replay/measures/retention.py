@@ -70,10 +70,12 @@ class Score:
 
     @property
     def size(self) -> int:
+        """How many values the reference holds."""
         return sum(len(values) for values in self.reference.values())
 
     @property
     def found(self) -> int:
+        """How many of them the summary kept."""
         return sum(len(values) for values in self.kept.values())
 
     @property

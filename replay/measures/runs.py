@@ -78,6 +78,7 @@ class RetentionRow:
 
     @property
     def share(self) -> float | None:
+        """The share of the reference the summary kept (None for an empty reference)."""
         return self.score.share
 
 
