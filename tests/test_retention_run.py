@@ -13,8 +13,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from replay.histories.boundaries import parse_rule
 from replay.histories.records import bundled_history
-from replay.measures.runs import kept_scores
+from replay.histories.trajectories import Step, Trajectory, keep
+from replay.measures.retention import Limits, recurring_reference
+from replay.measures.runs import kept_scores, reference_of
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.sweep.plan import open_store
@@ -92,3 +95,41 @@ def test_anchor_index_keeps_far_more_recurring_details_than_a_short_summary(
     assert f"| anchor_index | 0/{rates['anchor_index']['pre_pass']}" in markdown
     assert f"{100 * anchor_mean:.1f}% (n=3)" in markdown and f"{100 * short_mean:.1f}% (n=3)" in (
         markdown)
+
+
+def test_an_imported_history_is_scored_against_its_own_later_steps(tmp_path: Path) -> None:
+    """A history cut from a stored trajectory: the payloads after its boundary are the
+    trajectory's later steps, not a PRE continuation (the run has none here)."""
+    messages = [
+        {"role": "user", "content": "Fix parse_header in src/http/headers.py"},
+        {"role": "assistant", "content": "Reading.", "tool_calls": [
+            call_with_id("c1", "bash", command="cat -n src/http/headers.py")]},
+        {"role": "tool", "tool_call_id": "c1",
+         "content": "def parse_header(line):\n    raise HeaderError('bad line')"},
+        {"role": "assistant", "content": "Running the failing test.", "tool_calls": [
+            call_with_id("c2", "bash", command="pytest tests/test_headers.py -q")]},
+        {"role": "tool", "tool_call_id": "c2",
+         "content": "E   HeaderError: bad line\nsrc/http/headers.py:2: HeaderError\n1 failed"},
+    ]
+    steps = [Step(end=3, context_tokens=100, tokens_estimated=True, fingerprint="f1", diff=b""),
+             Step(end=5, context_tokens=200, tokens_estimated=True, fingerprint="f2", diff=b"")]
+    trajectory = Trajectory("k" * 64, "demo-1", "0" * 40, "m", "test", messages, 50, steps,
+                            "finished", True)
+    with open_store(tmp_path / "replay.db") as store:
+        keep(store, [], [trajectory])
+        history = trajectory.history(parse_rule("steps:1"))
+        reference = reference_of(store, history, {}, Limits())
+        assert reference.source == "trajectory"
+        assert reference.history is not None and reference.later is not None
+        chosen = recurring_reference(reference.history, reference.later, Limits())
+        assert chosen["path"] == ["src/http/headers.py"]
+        assert chosen["error_type"] == ["HeaderError"] and "parse_header" in chosen["identifier"]
+        missing = reference_of(store, history.model_copy(update={"trajectory": ""}), {}, Limits())
+        assert (missing.source, missing.reason) == ("missing", "no PRE continuation in the run "
+                                                               "yet")
+
+
+def call_with_id(call_id: str, name: str, **arguments: object) -> dict:
+    """An OpenAI-format tool call with an id and JSON arguments."""
+    return {"id": call_id, "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)}}
