@@ -123,7 +123,8 @@ def test_an_imported_history_is_scored_against_its_own_later_steps(tmp_path: Pat
         assert reference.history is not None and reference.later is not None
         chosen = recurring_reference(reference.history, reference.later, Limits())
         assert chosen["path"] == ["src/http/headers.py"]
-        assert chosen["error_type"] == ["HeaderError"] and "parse_header" in chosen["identifier"]
+        assert chosen["error_type"] == ["HeaderError"]
+        assert "parse_header" not in chosen["identifier"]  # said before, never after
         missing = reference_of(store, history.model_copy(update={"trajectory": ""}), {}, Limits())
         assert (missing.source, missing.reason) == ("missing", "no PRE continuation in the run "
                                                                "yet")
