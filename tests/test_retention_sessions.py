@@ -273,3 +273,17 @@ def test_the_command_prints_positions_and_the_disorder_rate(tmp_path: Path) -> N
     assert [(p["position"], p["n"], p["empty"]) for p in data["production"]] == [
         (1, 2, 0), (2, 2, 0), (3, 0, 1)]
     assert data["disorder"] == {"flagged": 2, "checked": 3}
+
+
+def test_bad_retention_arguments_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    store = tmp_path / "runs" / "replay.db"
+    for args, message in (
+            (["--store", str(store)], f"no store at {store}"),
+            (["--sessions"], "--sessions needs at least one session file or folder"),
+            (["--sessions", str(tmp_path / "missing.jsonl")], "no such file or folder"),
+            (["--sessions", str(tmp_path), "--format", "cursor"], "unknown session format"),
+            (["one", "two", "--store", str(store)], "give one run name")):
+        done = run_replay("retention", *args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not store.parent.exists()

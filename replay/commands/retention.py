@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from replay.commands.options import StorePath, console
+from replay.commands.options import StorePath, console, existing_store
 from replay.errors import InputError
 from replay.measures.chains import ChainReport, score_sessions
 from replay.measures.retention import MAX_CHARS, PER_KIND, Limits
@@ -153,4 +153,4 @@ def register(app: typer.Typer) -> None:
         if targets and len(targets) > 1:
             raise InputError("give one run name (or --sessions with session files)")
         raise typer.Exit(run_command(targets[0] if targets else None,
-                                     store or default_store(), limits, console))
+                                     existing_store(store or default_store()), limits, console))
