@@ -13,6 +13,7 @@ leased to one backend at a time, in this process or another (see leases.py).
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -166,6 +167,12 @@ class LocalEnvironment:
             self.lease.release()
 
 
+def _build_key(instance: Instance, recipe: Recipe) -> str:
+    """What a build depends on: the recipe and the base commit (a suite may move an instance's
+    base commit; the tree built for the old one must not be reused)."""
+    return hashlib.sha256(f"{recipe.digest()}:{instance.base_commit}".encode()).hexdigest()[:12]
+
+
 def _slot_root(built: Path, slot: int) -> Path:
     """Slot 0 is the build itself; slot k > 0 is a copy beside it."""
     return built if slot == 0 else built.with_name(f"{built.name}.slot{slot}")
@@ -235,7 +242,7 @@ class LocalBackend:
         commit before use. Asking again for the same slot gives the environment already leased.
         """
         check_isolation()
-        built = self.root / f"{instance.instance_id}-{recipe.digest()}"
+        built = self.root / f"{instance.instance_id}-{_build_key(instance, recipe)}"
         key = (built.name, slot)
         held = self._held.pop(key, None)
         if held is not None and held.lease is not None and held.lease.held and not rebuild:
