@@ -2,10 +2,11 @@
 
 The repository is at /testbed and the venv at /opt/replay-venv (anonymous volumes, filled from
 the instance's image; see docker_images.py), so histories and scripts mean the same thing on
-either backend. A container runs with no network, CPU, memory and process limits, and a read-only
-root; each command gets an empty /tmp, runs in /testbed, and is killed with its whole process
-group on timeout, as on `local`. Unroutable addresses of the recipe are routed into a black hole
-on loopback once per container (which then needs CAP_NET_ADMIN in its own empty network).
+either backend. A container runs with no network, no capability and no-new-privileges, CPU,
+memory and process limits, and a read-only root; each command gets an empty /tmp, runs in
+/testbed, and is killed with its whole process group on timeout, as on `local`. Unroutable
+addresses of the recipe are routed into a black hole on loopback once per container, by the
+engine from the host with `nsenter` (the container itself never holds CAP_NET_ADMIN).
 
 One container per instance and slot is kept warm and reused across cells (cells restore their
 snapshot). A container belongs to the process that created it: `start` creates it with that
@@ -25,6 +26,7 @@ import io
 import logging
 import posixpath
 import shlex
+import subprocess
 import tarfile
 import threading
 import time
@@ -270,6 +272,18 @@ class DockerBackend:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    def _route_to_loopback(self, env: DockerEnvironment, addresses: list[str]) -> None:
+        """Route `addresses` into a black hole on the container's loopback, from the host (the
+        container holds no capability to do it): `nsenter` into its network namespace."""
+        pid = self.client.api.inspect_container(env.container_id)["State"]["Pid"]
+        for address in addresses:
+            done = subprocess.run(["nsenter", "-t", str(pid), "-n", "ip", "route", "add",
+                                   f"{address}/32", "dev", "lo"], capture_output=True, text=True)
+            if done.returncode != 0:
+                env.close()
+                raise EnvironmentFault(f"cannot route {address} into a black hole: "
+                                       f"{(done.stderr or done.stdout).strip()}")
+
     def _create(self, instance: Instance, recipe: Recipe, image: str,
                 variables: dict[str, str], slot: int) -> DockerEnvironment:
         container = self.client.containers.run(
@@ -277,17 +291,12 @@ class DockerBackend:
             read_only=True, tmpfs={"/tmp": "size=2g,mode=1777"}, working_dir=TESTBED,
             mounts=[Mount(TESTBED, None), Mount(VENV, None)],
             environment=command_variables(variables),
-            cap_add=["NET_ADMIN"] if recipe.unroutable else None,
+            cap_drop=["ALL"], security_opt=["no-new-privileges"],
             labels=labels("cell", **{"replay.instance": instance.instance_id,
                                      "replay.slot": str(slot)}),
             **self.limits)
         env = DockerEnvironment(self.client, container.id, image, instance.base_commit)
-        for address in recipe.unroutable:
-            route = f"ip route add {shlex.quote(address)}/32 dev lo 2>&1"
-            done = run(self.client, container.id, ["bash", "-c", route], {}, "/", 2000)
-            if done.exit_code != 0:
-                env.close()
-                raise EnvironmentFault(f"cannot route {address} into a black hole: "
-                                       f"{done.output.decode(errors='replace').strip()}")
+        if recipe.unroutable:
+            self._route_to_loopback(env, recipe.unroutable)
         return env
 
