@@ -141,9 +141,9 @@ def test_outputs_that_differ_from_execution_are_reported_and_kept(
     output = " ".join(done.stdout.split())
     assert output.count("recorded output(s) differ from execution") == 1
     assert "2 recorded output(s) differ from execution" in output
-    assert ("diverged step 1: `grep -n 'CURRENCIES' tally/money.py`: output differs at line 1: "
-            "recorded '9:from tally.currencies import CURRENCIES, Currency', got '8:from tally."
-            "currencies import CURRENCIES, Currency'") in output
+    assert ("diverged step 1: `grep -n 'CURRENCIES' tally/money.py`: output differs at line 1, "
+            "column 1: recorded '9:from tally.currencies import CURRENCIES, Currency', "
+            "got '8:from tally.currencies import CURRENCIES, Currency'") in output
     assert "diverged step 4: `python -c" in output and "exit code 0, recorded 1" in output
     found = histories(store)
     assert len(found["diverging.traj.json steps:3"].divergences) == 1

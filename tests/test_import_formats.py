@@ -10,7 +10,8 @@ import pytest
 
 from replay.errors import InputError
 from replay.histories.importers import detect_format, read_trajectory
-from replay.histories.importers.recorded import Expected, compare, split_observation
+from replay.histories.importers.divergences import compare
+from replay.histories.importers.recorded import Expected, split_observation
 
 FIXTURES = Path(__file__).parent / "fixtures" / "trajectories"
 MINI = FIXTURES / "replay-demo__tally-1.traj.json"
@@ -115,10 +116,10 @@ def test_recorded_observations_are_split_into_output_and_exit_code(
 def test_outputs_compare_without_trailing_space_or_durations() -> None:
     recorded = Expected("3 passed in 0.02s  \n\n", 0)
     assert compare(recorded, "3 passed in 1.37s\n", 0) is None
-    assert compare(recorded, "3 passed in 0.02s", 1) == "exit code 1, recorded 0"
-    assert compare(recorded, "2 passed, 1 failed in 0.02s", 0) == (
-        "output differs at line 1: recorded '3 passed in <duration>', "
+    assert compare(recorded, "3 passed in 0.02s", 1).describe() == "exit code 1, recorded 0"
+    assert compare(recorded, "2 passed, 1 failed in 0.02s", 0).describe() == (
+        "output differs at line 1, column 1: recorded '3 passed in <duration>', "
         "got '2 passed, 1 failed in <duration>'")
-    assert compare(Expected("a\nb"), "a", None).startswith("output is shorter")
+    assert compare(Expected("a\nb"), "a", None).describe().startswith("output is shorter")
     assert compare(Expected("ab", 0, "yz"), "ab\n...\nyz", 0) is None
     assert compare(Expected(None), "anything", 1) is None

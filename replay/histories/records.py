@@ -52,7 +52,9 @@ class History(BaseModel):
     `boundary` holds the rule, the step and the token count at the boundary; `resolved` whether
     the full trajectory went on to resolve the instance (None when unknown); `trajectory` the key
     of the trajectory it was cut from; `divergences` the recorded outputs that differed from
-    execution when the trajectory was imported.
+    execution when the trajectory was imported; `protocol` how its agent spoke (tool calls, or
+    mini-swe-agent's text actions or bash calls with a submit sentinel), which a continuation
+    from it speaks too (`replay.agent.protocols`).
     """
 
     instance_id: str
@@ -64,6 +66,7 @@ class History(BaseModel):
     resolved: bool | None = None
     trajectory: str = ""
     divergences: list[str] = []
+    protocol: str = "tool-calls"
 
     def content_id(self) -> str:
         """sha256 of the messages, the snapshot fingerprint and the boundary rule."""

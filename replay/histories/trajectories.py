@@ -79,6 +79,7 @@ class Trajectory:
     steps: list[Step]
     exit_reason: str
     resolved: bool | None
+    protocol: str = "tool-calls"
 
     @property
     def divergences(self) -> list[str]:
@@ -103,7 +104,8 @@ class Trajectory:
         return History(instance_id=self.instance_id, messages=self.messages[:step.end],
                        boundary=boundary, model=self.model, source=self.source,
                        snapshot=snapshot, resolved=self.resolved, trajectory=self.key,
-                       divergences=[text for s in self.steps[:count] for text in s.divergences])
+                       divergences=[text for s in self.steps[:count] for text in s.divergences],
+                       protocol=self.protocol)
 
 
 def content_key(content: dict[str, Any]) -> str:
@@ -145,14 +147,24 @@ def record_step(env: Environment, end: int, previous_diff: bytes,
                 edited=edited_files(previous_diff, snapshot.diff), divergences=list(divergences))
 
 
+def context_tokens(ends: Sequence[int], requests: Sequence[int | None],
+                   messages: list[Message]) -> list[tuple[int, bool]]:
+    """Each step's context and whether it is estimated: the input tokens of the request that
+    followed it, estimated from the messages where there was none (after the last step) or
+    none was reported. `ends[i]`: where step i's messages end."""
+    found = []
+    for index, end in enumerate(ends):
+        following = requests[index + 1] if index + 1 < len(requests) else None
+        found.append((following or estimate_tokens(messages[:end]), not following))
+    return found
+
+
 def set_context_tokens(steps: list[Step], requests: Sequence[int | None],
                        messages: list[Message]) -> None:
-    """Each step's context: the input tokens of the request that followed it, estimated from
-    the messages where there was none (after the last step) or none was reported."""
-    for index, step in enumerate(steps):
-        following = requests[index + 1] if index + 1 < len(requests) else None
-        step.context_tokens = following or estimate_tokens(messages[:step.end])
-        step.tokens_estimated = not following
+    """Set each step's context tokens (see `context_tokens`)."""
+    counted = context_tokens([step.end for step in steps], requests, messages)
+    for step, (tokens, estimated) in zip(steps, counted, strict=True):
+        step.context_tokens, step.tokens_estimated = tokens, estimated
 
 
 def ensure_tables(store: Store) -> None:

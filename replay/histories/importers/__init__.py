@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +21,21 @@ MODULES = {"mini-swe-agent": "mini_swe_agent", "swe-agent": "swe_agent",
 FORMATS = tuple(MODULES)
 
 
+MINI_INFO = ("mini_version", "exit_status", "submission", "model_stats")
+_BLOCK = re.compile(r"```(?:mswea_bash_command|bash)[ \t]*\n")
+
+
 def detect_format(data: Any) -> str | None:
-    """The format a decoded trajectory file is in, or None when it is none of them."""
+    """The format a decoded trajectory file is in, or None when it is none of them.
+
+    mini-swe-agent files from before v1.4 name neither their format nor their version; they
+    are told from plain message lists by their run info (exit status, submission, model
+    stats) or, for a bare list, by text actions answered with `<returncode>` observations.
+    """
     if isinstance(data, list):
-        return "openai" if data and all(isinstance(m, dict) and "role" in m for m in data) \
-            else None
+        if not data or not all(isinstance(m, dict) and "role" in m for m in data):
+            return None
+        return "mini-swe-agent" if _text_actions(data) else "openai"
     if not isinstance(data, dict):
         return None
     if isinstance(data.get("trajectory"), list):
@@ -33,9 +44,21 @@ def detect_format(data: Any) -> str | None:
         return None
     info = data.get("info") if isinstance(data.get("info"), dict) else {}
     if str(data.get("trajectory_format", "")).startswith("mini-swe-agent") or \
-            "mini_version" in info:
+            any(key in info for key in MINI_INFO) or _text_actions(data["messages"]):
         return "mini-swe-agent"
     return "openai"
+
+
+def _text_actions(messages: list[Any]) -> bool:
+    """Whether messages read as mini-swe-agent's text mode: a bash block in an assistant
+    message, a `<returncode>` in the user message after it, and no tool call anywhere."""
+    texts = [(m.get("role"), str(m.get("content") or "")) for m in messages
+             if isinstance(m, dict)]
+    if any(isinstance(m, dict) and m.get("tool_calls") for m in messages):
+        return False
+    return any(role == "assistant" and _BLOCK.search(text) and after[0] == "user"
+               and "<returncode>" in after[1]
+               for (role, text), after in zip(texts, texts[1:], strict=False))
 
 
 def read_trajectory(path: Path, fmt: str = "auto") -> Recorded:

@@ -11,7 +11,12 @@ one block was not executed (the next user message is a format error). The submis
 echoing COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT) ends the run; its observation is its output without
 that first line. Tool-call mode: `bash` tool calls and `tool` messages. Each action becomes a
 `bash` tool call with its command as it was (the block leaves the text), its observation the tool
-message, as it was recorded.
+message, as it was recorded. Files written before v1.4 carry neither `trajectory_format` nor
+`info.mini_version`, and may be the bare list of messages; they read the same.
+
+The protocol the agent spoke is kept (text actions or `bash` tool calls, both ending with the
+submit sentinel), so a continuation speaks it too; a file that ends with its submission keeps the
+submitted patch, which executing its actions must reproduce.
 """
 
 from __future__ import annotations
@@ -39,8 +44,9 @@ ROLES = ("system", "user", "assistant", "tool")
 SUBMIT = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 
 
-def parse(data: dict[str, Any], path: Path) -> Recorded:
+def parse(data: dict[str, Any] | list[Any], path: Path) -> Recorded:
     """Convert a mini-swe-agent trajectory (see the module docstring)."""
+    data = {"messages": data} if isinstance(data, list) else data
     source = [message for message in data["messages"] if message.get("role") in ROLES]
     messages: list[Message] = []
     steps: list[RecordedStep] = []
@@ -52,9 +58,23 @@ def parse(data: dict[str, Any], path: Path) -> Recorded:
     while index < len(source):
         step, index = _step(source, index, messages, len(steps) + 1)
         steps.append(step)
-    model = data.get("info", {}).get("config", {}).get("model", {}).get("model_name") or ""
+    info = data.get("info") if isinstance(data.get("info"), dict) else {}
+    config = info.get("config") if isinstance(info.get("config"), dict) else {}
+    model = (config.get("model") or {}).get("model_name") or ""
+    tools = any(message.get("tool_calls") for message in source)
     return Recorded(FORMAT, data.get("instance_id"), model or "unknown", messages, opening,
-                    steps)
+                    steps, submission=_submission(steps, info),
+                    protocol="mini-swe-agent-tools" if tools else "mini-swe-agent-text")
+
+
+def _submission(steps: list[RecordedStep], info: dict[str, Any]) -> str | None:
+    """The submitted patch when the last action is the submission, else None."""
+    last = steps[-1].actions if steps else []
+    command = str(last[-1].arguments.get("command", "")) if last else ""
+    if not any(marker in command for marker in SUBMIT):
+        return None
+    recorded = last[-1].expected.text or ""
+    return str(info.get("submission") or recorded.partition("\n")[2]) or None
 
 
 def _step(source: list[dict[str, Any]], index: int, messages: list[Message],

@@ -3,14 +3,18 @@
 The actions run in order in a fresh environment of the instance (reset to its base commit), and
 the tree is snapshotted after every step, as a collection does, so any step can become the
 boundary. Each output is compared with the recorded one (trailing spaces and durations aside);
-where they differ, the divergence is reported with the trajectory and kept with its histories.
-The result is frozen: importing the same trajectory again finds it in the store, and PRE and POST
-only restore its snapshots.
+where they differ, the divergence is reported with the trajectory and kept with its histories,
+benign (where or when the command ran) or real (`divergences.py`). SWE-agent's editor commands
+are done as file operations (`editor.py`). A trajectory whose tree contradicts its messages (it
+submitted a patch, and executing its actions changed none of the patch's files) is refused
+before anything is stored. The result is frozen: importing the same trajectory again finds it in
+the store, and PRE and POST only restore its snapshots.
 """
 
 from __future__ import annotations
 
 import copy
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,12 +27,16 @@ from replay.environments.recipes import Recipe, load_recipe
 from replay.errors import InputError
 from replay.histories.boundaries import Rule, StepMark, cut
 from replay.histories.importers import name_hint, read_trajectory
-from replay.histories.importers.recorded import Recorded, RecordedAction, compare
+from replay.histories.importers.divergences import compare
+from replay.histories.importers.editor import EditorError, EditorSession
+from replay.histories.importers.recorded import Recorded, RecordedAction
 from replay.histories.records import History
 from replay.histories.trajectories import (
     Step,
     Trajectory,
     content_key,
+    context_tokens,
+    diff_blocks,
     estimate_tokens,
     keep,
     load_trajectory,
@@ -100,8 +108,11 @@ def _import_one(path: Path, recorded: Recorded, instance: Instance, backend: Bac
         return Imported(path, recorded.format, kept, [], reused=True)
     recipe = load_recipe(instance)
     env = backend.start(instance, recipe)
-    built = rebuild(recorded, instance, env, recipe, key,
-                    f"imported {recorded.format} {path.name}", scratch / f"{key}.log", rules)
+    try:
+        built = rebuild(recorded, instance, env, recipe, key,
+                        f"imported {recorded.format} {path.name}", scratch / f"{key}.log", rules)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
     return Imported(path, recorded.format, built, [], reused=False)
 
 
@@ -119,12 +130,16 @@ def _instance(path: Path, recorded: Recorded, wanted: str | None,
 
 
 def _precheck(path: Path, recorded: Recorded, rules: Sequence[Rule]) -> None:
-    """Refuse before executing anything a rule that needs only the number of steps."""
-    marks = [StepMark(0)] * len(recorded.steps)
+    """Refuse before executing anything a rule that needs only the steps and their tokens
+    (counted from the recorded messages, as the import will count them)."""
+    requests = [step.input_tokens for step in recorded.steps]
+    counted = context_tokens([step.end for step in recorded.steps], requests, recorded.messages)
+    marks = [StepMark(tokens) for tokens, _ in counted]
+    opening = requests[0] or estimate_tokens(recorded.messages[:recorded.opening])
     for rule in rules:
-        if rule.kind in ("steps", "fraction"):
+        if rule.kind in ("steps", "fraction", "tokens"):
             try:
-                cut(rule, marks, 0)
+                cut(rule, marks, opening)
             except InputError as exc:
                 raise InputError(f"{path}: {exc}") from None
 
@@ -141,24 +156,45 @@ def rebuild(recorded: Recorded, instance: Instance, env: Environment, recipe: Re
     messages = copy.deepcopy(recorded.messages)
     steps: list[Step] = []
     previous = base.diff
+    editor = EditorSession(env)
     for number, step in enumerate(recorded.steps, start=1):
-        notes = [_run(env, action, messages, number) for action in step.actions]
+        notes = [_run(env, editor, action, messages, number) for action in step.actions]
         steps.append(record_step(env, step.end, previous, [note for note in notes if note]))
         previous = steps[-1].diff
+    check_tree(recorded, previous)
     opening = _set_tokens(recorded, messages, steps)
     trajectory = Trajectory(key=key, instance_id=instance.instance_id,
                             base_commit=instance.base_commit, model=recorded.model,
                             source=source, messages=messages, opening_tokens=opening,
-                            steps=steps, exit_reason="imported", resolved=None)
+                            steps=steps, exit_reason="imported", resolved=None,
+                            protocol=recorded.protocol)
     for rule in rules:
         trajectory.history(rule)
     trajectory.resolved = run_tests(env, instance, recipe, log_path).resolved
     return trajectory
 
 
-def _run(env: Environment, action: RecordedAction, messages: list, step: int) -> str | None:
+def check_tree(recorded: Recorded, final_diff: bytes) -> None:
+    """Refuse a trajectory whose submitted patch changes files that executing its actions
+    left untouched: its tree contradicts its messages (edits reported done, not done here)."""
+    claimed = set(re.findall(r"(?m)^diff --git a/(\S+) b/", recorded.submission or ""))
+    if not claimed or claimed & set(diff_blocks(final_diff)):
+        return
+    left = "an unchanged tree" if not final_diff.strip() else "none of them changed"
+    raise InputError(f"the trajectory's tree contradicts its messages: it submitted changes to "
+                     f"{', '.join(sorted(claimed))}, but executing its actions left {left}")
+
+
+def _run(env: Environment, editor: EditorSession, action: RecordedAction, messages: list,
+         step: int) -> str | None:
     """Execute one action; a line saying how it diverged from the record, or None."""
     if action.tool == "finish":
+        return None
+    if action.tool == "editor":
+        try:
+            editor.run(str(action.arguments["command"]), action.expected.text or "")
+        except (EditorError, ValueError) as exc:
+            return f"step {step}: {action.describe()}: recorded as done, not done here: {exc}"
         return None
     if action.raw and action.tool == "bash":
         result = env.exec(str(action.arguments.get("command", "")), timeout=COMMAND_TIMEOUT,
@@ -174,8 +210,9 @@ def _run(env: Environment, action: RecordedAction, messages: list, step: int) ->
         messages[action.message_index]["content"] = output
         return f"step {step}: {action.describe()}: no output was recorded; the executed " \
                "output fills its tool message"
-    reason = compare(action.expected, output, code)
-    return f"step {step}: {action.describe()}: {reason}" if reason else None
+    command = str(action.arguments.get("command", ""))
+    found = compare(action.expected, output, code, command)
+    return f"step {step}: {action.describe()}: {found.describe()}" if found else None
 
 
 def _set_tokens(recorded: Recorded, messages: list, steps: list[Step]) -> int:

@@ -15,7 +15,6 @@ from typing import Any
 
 from replay.models.types import Message
 
-_DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:s|ms|sec|seconds)\b")
 _OURS = re.compile(r"\Aexit code: (-?\d+)\n(?:\[timed out after \d+ s\]\n)?")
 _SUFFIX = re.compile(r"\A(.*?)\s*\[exit code (-?\d+)\]\s*\Z", re.S)
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
@@ -64,7 +63,12 @@ class RecordedStep:
 
 @dataclass
 class Recorded:
-    """A whole trajectory read from a file."""
+    """A whole trajectory read from a file.
+
+    `submission`: the patch the agent submitted when the file ends with its submission (what
+    executing its actions must have changed); `protocol`: how the agent spoke (see
+    `replay.agent.protocols`), which its continuation speaks too.
+    """
 
     format: str
     instance_id: str | None
@@ -72,6 +76,8 @@ class Recorded:
     messages: list[Message]
     opening: int
     steps: list[RecordedStep]
+    submission: str | None = None
+    protocol: str = "tool-calls"
 
 
 def bash_call(call_id: str, command: str) -> dict[str, Any]:
@@ -144,37 +150,3 @@ def split_observation(text: str) -> Expected:
     if suffix:
         return Expected(suffix.group(1), int(suffix.group(2)))
     return Expected(text)
-
-
-def normalize(text: str) -> str:
-    """Output as compared: trailing spaces and blank lines dropped, durations masked."""
-    lines = [_DURATION.sub("<duration>", line.rstrip()) for line in text.strip("\n").splitlines()]
-    return "\n".join(lines).strip()
-
-
-def compare(expected: Expected, output: str, exit_code: int | None) -> str | None:
-    """Why an executed output differs from the recorded one, or None when it matches."""
-    if expected.text is None:
-        return None
-    if (expected.exit_code is not None and exit_code is not None
-            and expected.exit_code != exit_code):
-        return f"exit code {exit_code}, recorded {expected.exit_code}"
-    got, want = normalize(output), normalize(expected.text)
-    if expected.tail is not None:
-        tail = normalize(expected.tail)
-        if got.startswith(want) and got.endswith(tail):
-            return None
-        return "output differs from the recorded head and tail"
-    if got == want:
-        return None
-    return _first_difference(want.splitlines(), got.splitlines())
-
-
-def _first_difference(want: list[str], got: list[str]) -> str:
-    for number, (recorded, executed) in enumerate(zip(want, got, strict=False), start=1):
-        if recorded != executed:
-            return f"output differs at line {number}: recorded {recorded[:80]!r}, got " \
-                   f"{executed[:80]!r}"
-    if len(want) > len(got):
-        return f"output is shorter: recorded line {len(got) + 1} {want[len(got)][:80]!r} missing"
-    return f"output is longer: got extra line {len(want) + 1} {got[len(want)][:80]!r}"

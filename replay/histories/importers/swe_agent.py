@@ -8,9 +8,11 @@
 Each entry of `trajectory` is one step: its action becomes a `bash` tool call with the command as
 it was and its observation the tool message. `submit` becomes the `finish` tool (it ends the
 run; nothing to execute). The opening messages are the system and task messages at the start of
-`history` (demonstrations left out). SWE-agent keeps one shell session and ships its own tools
-(`str_replace_editor`, `edit`, `open`, ...); here every action runs in a fresh bash in the
-repository, so actions that need those differ from their recorded output and are reported.
+`history` (demonstrations left out). SWE-agent's own editor commands (`open`, `edit`, `create`,
+`goto`, `scroll_*`, `str_replace_editor`) are done as file operations (`editor.py`); other
+actions run in a fresh bash in the repository (SWE-agent kept one shell session, so actions that
+rely on it differ from their recorded output and are reported). A trajectory that ends with
+`submit` carries its `info.submission`, the patch its actions must have made.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.errors import InputError
+from replay.histories.importers.editor import is_editor_command
 from replay.histories.importers.recorded import (
     Expected,
     Recorded,
@@ -44,7 +47,10 @@ def parse(data: dict[str, Any], path: Path) -> Recorded:
     config = _replay_config(data)
     instance_id = data.get("instance_id") or config.get("problem_statement", {}).get("id")
     model = config.get("agent", {}).get("model", {}).get("name") or "unknown"
-    return Recorded(FORMAT, instance_id, model, messages, opening, steps)
+    submitted = bool(steps) and any(a.tool == "finish" for a in steps[-1].actions)
+    submission = (data.get("info") or {}).get("submission") if submitted else None
+    return Recorded(FORMAT, instance_id, model, messages, opening, steps,
+                    submission=submission or None)
 
 
 def _opening(data: dict[str, Any]) -> list[Message]:
@@ -84,8 +90,8 @@ def _step(entry: dict[str, Any], number: int, messages: list[Message]) -> Record
                      {"role": "tool", "tool_call_id": call_id, "content": observation}]
         expected = Expected(None if submit else
                             ("" if observation.strip() == NO_OUTPUT else observation))
-        step.actions.append(RecordedAction("finish" if submit else "bash",
-                                           {} if submit else {"command": action}, expected,
-                                           len(messages) - 1))
+        tool = "finish" if submit else "editor" if is_editor_command(action) else "bash"
+        step.actions.append(RecordedAction(tool, {} if submit else {"command": action},
+                                           expected, len(messages) - 1, raw=tool == "bash"))
     step.end = len(messages)
     return step
