@@ -148,16 +148,34 @@ def test_scripted_model_in_process(cache: CallCache) -> None:
     assert len(fake.requests) == 1 and fake.requests[0].tools == [BASH_TOOL]
 
 
-def test_spec_defaults_fill_unset_request_fields(cache: CallCache) -> None:
+def test_a_models_own_settings_win_and_go_with_every_request(cache: CallCache) -> None:
+    ask = [{"role": "user", "content": "q"}]
     with ScriptedServer(Script([{"content": "ok"}])) as server:
-        spec = server.spec(temperature=0.7, max_tokens=123)
+        spec = server.spec(temperature=0.7, max_tokens=123, tool_choice="required",
+                           extra_body={"top_k": 20, "chat_template_kwargs": {"think": False}})
         with make_client(spec, cache) as client:
-            client.complete(ChatRequest(messages=[{"role": "user", "content": "q"}]))
+            client.complete(ChatRequest(messages=ask, tools=[BASH_TOOL], temperature=1.0), 2)
+            again = client.complete(ChatRequest(messages=ask, tools=[BASH_TOOL],
+                                                temperature=0.0), 2)
+            client.complete(ChatRequest(messages=ask))
+        sent = [request.body for request in server.requests]
+    # the spec's temperature wins, so the second request is the first: answered from the cache
+    assert again.from_cache and len(sent) == 2
+    assert {key: sent[0][key] for key in ("temperature", "max_tokens", "seed", "tool_choice",
+                                          "top_k", "chat_template_kwargs")} == {
+        "temperature": 0.7, "max_tokens": 123, "seed": 2, "tool_choice": "required",
+        "top_k": 20, "chat_template_kwargs": {"think": False}}
+    assert "tool_choice" not in sent[1] and sent[1]["seed"] == 0  # no tools, sample 0
+
+
+def test_anthropic_gets_its_tool_choice_and_no_seed(cache: CallCache) -> None:
+    with ScriptedServer(Script([{"content": "ok"}])) as server:
+        spec = server.spec(provider="anthropic", tool_choice="required")
+        with make_client(spec, cache) as client:
             client.complete(ChatRequest(messages=[{"role": "user", "content": "q"}],
-                                        temperature=0.0))
-        first, second = (request.body for request in server.requests)
-    assert (first["temperature"], first["max_tokens"]) == (0.7, 123)
-    assert (second["temperature"], second["max_tokens"]) == (0.0, 123)
+                                        tools=[BASH_TOOL], temperature=1.0), 1)
+        body = server.requests[0].body
+    assert body["tool_choice"] == {"type": "any"} and "seed" not in body
 
 
 def test_anthropic_conversion_merges_turns_and_keeps_odd_arguments() -> None:

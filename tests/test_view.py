@@ -16,6 +16,7 @@ import pytest
 from replay.agent.loop import AgentConfig
 from replay.agent.tools import TOOLS
 from replay.models.cache import CallCache, cache_key, request_content
+from replay.models.client import settled
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Usage
 from replay.report.web.data import grid_view, read_store
 from replay.report.web.highlight import marked
@@ -132,7 +133,7 @@ def view_store(tmp_path: Path) -> Path:
     config = AgentConfig()
     request = ChatRequest(messages=PRE["messages"][:len(HISTORY)], tools=TOOLS,
                           temperature=config.temperature, max_tokens=config.max_tokens)
-    content = request_content(AGENT, request, 0)
+    content = request_content(AGENT, settled(AGENT, request, 0), 0)
     with CallCache(path) as cache:
         cache.put(cache_key(content), AGENT, content, ChatResponse(
             message=PRE["messages"][len(HISTORY)], cost=0.0123,

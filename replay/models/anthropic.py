@@ -20,6 +20,7 @@ from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec, T
 
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 8192  # the API requires max_tokens; used when neither request nor spec set it
+TOOL_CHOICE = {"auto": "auto", "required": "any", "none": "none"}  # OpenAI's words, Anthropic's
 
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -37,7 +38,7 @@ class AnthropicProvider:
 
     def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
         """Send one request, waiting at most about `timeout` seconds; `seed` is not sent (the API
-        has none)."""
+        has none); tool_choice `required` is sent as Anthropic's `any`."""
         body = self._transport.post("/messages", request_body(self.spec, request), timeout)
         return parse_reply(self.spec, body)
 
@@ -50,6 +51,7 @@ def request_body(spec: ModelSpec, request: ChatRequest) -> dict[str, Any]:
     """The JSON body of a Messages API request."""
     system, messages = convert_messages(request.messages)
     body: dict[str, Any] = {
+        **request.extra_body,
         "model": spec.model,
         "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
         "messages": messages,
@@ -58,6 +60,8 @@ def request_body(spec: ModelSpec, request: ChatRequest) -> dict[str, Any]:
         body["system"] = system
     if request.tools:
         body["tools"] = [convert_tool(tool) for tool in request.tools]
+        if request.tool_choice is not None:
+            body["tool_choice"] = {"type": TOOL_CHOICE[request.tool_choice]}
     if request.temperature is not None:
         body["temperature"] = request.temperature
     return body

@@ -1,9 +1,14 @@
 """Every model call, kept in the `model_calls` table of the engine's SQLite store.
 
 The key is the sha256 of the canonical JSON of the full request content (provider, base URL,
-model, messages, tools, temperature, max_tokens, seed) and the caller's seed index: confirmation
-runs 0, 1, 2 are different samples, and a repeated run is answered from here for free. Only the
-request body is stored, never headers, so keys never reach the file.
+model, messages, tools, temperature, max_tokens, seed, and tool_choice and extra body fields
+when set) and the caller's seed index: confirmation runs 0, 1, 2 are different samples, and a
+repeated run is answered from here for free. Only the request body is stored, never headers,
+so keys never reach the file.
+
+Requests the server refused for their content are kept too, in `model_refusals`, keyed by the
+content without the seed: a refusal does not depend on the sample, so the same request at
+another seed is refused from here without being sent.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from replay.errors import InputError
+from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
 
 logger = logging.getLogger(__name__)
@@ -38,13 +44,22 @@ CREATE TABLE IF NOT EXISTS model_calls (
     cached_tokens INTEGER NOT NULL,
     cost REAL NOT NULL,
     created_at TEXT NOT NULL
-)
+);
+CREATE TABLE IF NOT EXISTS model_refusals (
+    key TEXT PRIMARY KEY,
+    alias TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    context INTEGER NOT NULL,
+    message TEXT NOT NULL,
+    request_json TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
 """
 
 
 def request_content(spec: ModelSpec, request: ChatRequest, seed_index: int) -> dict[str, Any]:
     """Everything that decides a reply: what is hashed into the key and stored as the request."""
-    return {
+    content: dict[str, Any] = {
         "provider": spec.provider,
         "base_url": spec.base_url,
         "model": spec.model,
@@ -55,6 +70,17 @@ def request_content(spec: ModelSpec, request: ChatRequest, seed_index: int) -> d
         "seed": request.seed,
         "seed_index": seed_index,
     }
+    if request.tool_choice is not None:
+        content["tool_choice"] = request.tool_choice
+    if request.extra_body:
+        content["extra_body"] = request.extra_body
+    return content
+
+
+def refusal_key(content: dict[str, Any]) -> str:
+    """The key of a refusal: the request content without its seed and seed index."""
+    return cache_key({name: value for name, value in content.items()
+                      if name not in ("seed", "seed_index")})
 
 
 def canonical_json(value: Any) -> str:
@@ -82,7 +108,7 @@ class CallCache:
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             with self._db:
-                self._db.execute(_SCHEMA)
+                self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise InputError(f"{self.path} is not a usable SQLite database: {exc}") from None
@@ -119,6 +145,22 @@ class CallCache:
                 " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row,
             )
+
+    def refusal(self, key: str) -> ModelRefused | None:
+        """The refusal kept under `key` (see `refusal_key`), as the error to raise; or None."""
+        with self._lock:
+            row = self._db.execute("SELECT status, context, message FROM model_refusals "
+                                   "WHERE key = ?", (key,)).fetchone()
+        return None if row is None else ModelRefused(row[2], row[0], bool(row[1]))
+
+    def keep_refusal(self, key: str, spec: ModelSpec, content: dict[str, Any],
+                     refused: ModelRefused) -> None:
+        """Keep a refusal under `key` (see `refusal_key`)."""
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO model_refusals VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (key, spec.alias, refused.status, int(refused.context), str(refused),
+                 canonical_json(content), datetime.now(UTC).isoformat(timespec="seconds")))
 
     def close(self) -> None:
         """Close the connection."""

@@ -1,4 +1,5 @@
-"""The one entry point for model calls: cache lookup, provider call with retries, record, return."""
+"""The one entry point for model calls: the spec's settings applied, cache lookup, provider call
+with retries, record, return. Refusals are recorded too, and answered from the store."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from replay.models.cache import CallCache, cache_key, request_content
+from replay.models.cache import CallCache, cache_key, refusal_key, request_content
 from replay.models.retry import (
     DEFAULT_BACKOFF,
     DEFAULT_DEADLINE,
@@ -16,9 +17,12 @@ from replay.models.retry import (
     RetryNotice,
     retry_call,
 )
+from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Provider
 
 logger = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT = 600.0  # seconds one attempt waits for the server, unless the spec says
 
 
 @dataclass
@@ -27,6 +31,7 @@ class ClientStats:
 
     calls: int = 0
     cache_hits: int = 0
+    refusals: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
@@ -44,12 +49,19 @@ def make_provider(spec: ModelSpec) -> Provider:
     return OpenAIProvider(spec)
 
 
-def with_defaults(spec: ModelSpec, request: ChatRequest) -> ChatRequest:
-    """`request` with the spec's temperature and max_tokens where the request leaves them unset."""
-    return request.model_copy(update={
-        "temperature": spec.temperature if request.temperature is None else request.temperature,
-        "max_tokens": spec.max_tokens if request.max_tokens is None else request.max_tokens,
-    })
+def settled(spec: ModelSpec, request: ChatRequest, seed_index: int) -> ChatRequest:
+    """`request` as it goes to `spec`: the spec's temperature and max_tokens win over the
+    request's, its tool_choice goes with the tools and its extra body fields are added; an
+    OpenAI-compatible server gets the sample index as its `seed` (Anthropic's API has none)."""
+    update: dict[str, object] = {name: getattr(spec, name) for name in ("temperature", "max_tokens")
+                                 if getattr(spec, name) is not None}
+    if spec.tool_choice is not None and request.tools and request.tool_choice is None:
+        update["tool_choice"] = spec.tool_choice
+    if spec.extra_body:
+        update["extra_body"] = {**spec.extra_body, **request.extra_body}
+    if spec.provider == "openai" and request.seed is None:
+        update["seed"] = seed_index
+    return request.model_copy(update=update)
 
 
 class ModelClient:
@@ -59,8 +71,10 @@ class ModelClient:
     entirely from the cache needs no key. `provider` replaces the HTTP provider (for fakes).
 
     A call may take `deadline` seconds, all attempts included (None: the spec's `deadline`, else
-    `DEFAULT_DEADLINE`), each attempt at most `timeout` of them. `breaker` is shared with the
-    other clients of a command (see `replay.models.retry`); `on_retry` hears of each retry.
+    `DEFAULT_DEADLINE` or the attempt timeout when that is longer), each attempt at most
+    `timeout` of them (None: the spec's `timeout`, else `DEFAULT_TIMEOUT`). `breaker` is shared
+    with the other clients of a command (see `replay.models.retry`); `on_retry` hears of each
+    retry.
     """
 
     def __init__(
@@ -70,7 +84,7 @@ class ModelClient:
         *,
         max_attempts: int = 6,
         backoff: Backoff = DEFAULT_BACKOFF,
-        timeout: float = 600.0,
+        timeout: float | None = None,
         deadline: float | None = None,
         breaker: Breaker | None = None,
         on_retry: Callable[[RetryNotice], None] | None = None,
@@ -80,8 +94,8 @@ class ModelClient:
         self.cache = cache
         self.max_attempts = max_attempts
         self.backoff = backoff
-        self.timeout = timeout
-        self.deadline = deadline or spec.deadline or DEFAULT_DEADLINE
+        self.timeout = timeout or spec.timeout or DEFAULT_TIMEOUT
+        self.deadline = deadline or spec.deadline or max(DEFAULT_DEADLINE, self.timeout)
         self.breaker = breaker or Breaker()
         self.on_retry = on_retry
         self.stats = ClientStats()
@@ -93,10 +107,12 @@ class ModelClient:
 
         The reply is stored before it is returned. Raises `ModelTransientError` when every
         attempt failed and `ModelDeadlineExceeded` when the deadline passed (both
-        `HarnessError`), `InputError` for a missing key or a request the server rejects, and
-        `Halt` for a refused key (`KeyRefused`), an unreachable endpoint or a tripped breaker.
+        `HarnessError`), `ModelRefused` for a request the server refuses for its content (kept,
+        and raised again for the same request at any seed without sending it), `InputError` for
+        a missing key, and `Halt` for a refused key (`KeyRefused`), a model not found, an
+        unreachable endpoint or a tripped breaker.
         """
-        request = with_defaults(self.spec, request)
+        request = settled(self.spec, request, seed_index)
         content = request_content(self.spec, request, seed_index)
         key = cache_key(content)
         cached = self.cache.get(key)
@@ -104,18 +120,32 @@ class ModelClient:
             with self._lock:
                 self.stats.cache_hits += 1
             return cached
-        provider = self._get_provider()
-        response = retry_call(
-            lambda left: provider.complete(request, timeout=min(self.timeout, left)),
-            model=self.spec.alias, endpoint=self.spec.base_url, max_attempts=self.max_attempts,
-            backoff=self.backoff, deadline=self.deadline, breaker=self.breaker,
-            on_retry=self.on_retry,
-        )
+        refused = self.cache.refusal(refusal_key(content))
+        if refused is not None:
+            with self._lock:
+                self.stats.refusals += 1
+            raise refused
+        response = self._send(request, content)
         self.cache.put(key, self.spec, content, response)
         self._count(response)
         logger.debug("model %s: %d in, %d out, $%.4f", self.spec.alias,
                      response.usage.input_tokens, response.usage.output_tokens, response.cost)
         return response
+
+    def _send(self, request: ChatRequest, content: dict[str, object]) -> ChatResponse:
+        provider = self._get_provider()
+        try:
+            return retry_call(
+                lambda left: provider.complete(request, timeout=min(self.timeout, left)),
+                model=self.spec.alias, endpoint=self.spec.base_url,
+                max_attempts=self.max_attempts, backoff=self.backoff, deadline=self.deadline,
+                breaker=self.breaker, on_retry=self.on_retry,
+            )
+        except ModelRefused as refused:
+            self.cache.keep_refusal(refusal_key(content), self.spec, content, refused)
+            with self._lock:
+                self.stats.refusals += 1
+            raise
 
     def close(self) -> None:
         """Close the provider's connections (the cache belongs to the caller)."""

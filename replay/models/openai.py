@@ -25,7 +25,7 @@ class OpenAIProvider:
 
     def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
         """Send one request, waiting at most about `timeout` seconds; the request's temperature,
-        max_tokens and seed are sent if set."""
+        max_tokens, seed and tool_choice are sent if set, and its extra body fields."""
         body = self._transport.post("/chat/completions", request_body(self.spec, request),
                                     timeout)
         return parse_reply(self.spec, body)
@@ -37,10 +37,11 @@ class OpenAIProvider:
 
 def request_body(spec: ModelSpec, request: ChatRequest) -> dict[str, Any]:
     """The JSON body of a chat-completions request."""
-    body: dict[str, Any] = {"model": spec.model, "messages": request.messages}
+    body: dict[str, Any] = {**request.extra_body, "model": spec.model,
+                            "messages": request.messages}
     if request.tools:
         body["tools"] = request.tools
-    for name in ("temperature", "max_tokens", "seed"):
+    for name in ("temperature", "max_tokens", "seed", "tool_choice"):
         value = getattr(request, name)
         if value is not None:
             body[name] = value

@@ -6,25 +6,30 @@ new alias must set provider, model and base_url.
 
 An ad-hoc spec names a model on the command line without editing any file:
 
-    PROVIDER:MODEL[@BASE_URL][#KEY_ENV]
+    PROVIDER:MODEL[@BASE_URL][#KEY_ENV][?SETTING=VALUE&...]
 
 PROVIDER is `openai` (any chat-completions server) or `anthropic`. Without @BASE_URL the
 provider's own endpoint and key variable are used (OPENAI_API_KEY, ANTHROPIC_API_KEY). With
 @BASE_URL no key is sent unless #KEY_ENV names the variable that holds one. MODEL may contain
-`/`, `:` and `@` but not `://`, `#` or spaces (only an `@` followed by http:// or https://
-starts the URL). Examples:
+`/`, `:` and `@` but not `://`, `#`, `?` or spaces (only an `@` followed by http:// or https://
+starts the URL). SETTINGs are the fields of a models.toml table (`timeout`, `deadline`,
+`tool_choice`, `temperature`, `max_tokens`, `context_window`, `price_in`, `price_out`) and
+`extra_body.NAME` for a field added to every request body (its VALUE read as JSON when it is
+JSON, else as text). Examples:
 
     openai:Qwen/Qwen2.5-7B-Instruct@http://127.0.0.1:8000/v1     (vLLM, SGLang)
     openai:qwen2.5:7b@http://127.0.0.1:11434/v1                   (Ollama)
+    openai:smollm2@http://127.0.0.1:8080/v1?tool_choice=required&timeout=1800   (llama.cpp)
     openai:my-model@https://gateway.example.com/v1#GATEWAY_KEY
     anthropic:claude-opus-4-1-20250805
 
-Ad-hoc specs have no context window and zero prices.
+Ad-hoc specs have no context window and zero prices unless their settings give them.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -38,14 +43,19 @@ from replay.models.types import ModelSpec
 BUILTIN_FILE = Path(__file__).with_name("models.toml")
 
 _ADHOC = re.compile(
-    r"(?P<provider>openai|anthropic):(?P<model>(?:(?!://)[^#\s])+?)"
-    r"(?:@(?P<base_url>https?://[^#\s]+))?(?:#(?P<key_env>[A-Za-z_][A-Za-z0-9_]*))?"
+    r"(?P<provider>openai|anthropic):(?P<model>(?:(?!://)[^#?\s])+?)"
+    r"(?:@(?P<base_url>https?://[^#?\s]+))?(?:#(?P<key_env>[A-Za-z_][A-Za-z0-9_]*))?"
+    r"(?:\?(?P<settings>\S+))?"
 )
+SETTINGS = ("timeout", "deadline", "tool_choice", "temperature", "max_tokens", "context_window",
+            "price_in", "price_out")
+EXTRA = "extra_body."
 _OFFICIAL = {
     "openai": ("https://api.openai.com/v1", "OPENAI_API_KEY"),
     "anthropic": ("https://api.anthropic.com/v1", "ANTHROPIC_API_KEY"),
 }
-_GRAMMAR = "PROVIDER:MODEL[@BASE_URL][#KEY_ENV], e.g. openai:Qwen2.5-7B@http://127.0.0.1:8000/v1"
+_GRAMMAR = ("PROVIDER:MODEL[@BASE_URL][#KEY_ENV][?SETTING=VALUE&...], e.g. "
+            "openai:Qwen2.5-7B@http://127.0.0.1:8000/v1")
 
 
 def default_user_file() -> Path:
@@ -86,7 +96,8 @@ def resolve(name: str, user_file: Path | None = None) -> ModelSpec:
 
 
 def parse_adhoc(text: str) -> ModelSpec:
-    """A spec from `PROVIDER:MODEL[@BASE_URL][#KEY_ENV]` (see the module docstring)."""
+    """A spec from `PROVIDER:MODEL[@BASE_URL][#KEY_ENV][?SETTING=VALUE&...]` (see the module
+    docstring)."""
     match = _ADHOC.fullmatch(text.strip())
     if match is None:
         raise InputError(f"not an ad-hoc model spec: {text!r}; expected {_GRAMMAR}")
@@ -94,8 +105,39 @@ def parse_adhoc(text: str) -> ModelSpec:
     official_url, official_key = _OFFICIAL[provider]
     base_url = match["base_url"] or official_url
     key_env = match["key_env"] or ("" if match["base_url"] else official_key)
-    return ModelSpec(alias=text.strip(), provider=provider, model=match["model"],
-                     base_url=base_url, key_env=key_env)
+    fields = {"alias": text.strip(), "provider": provider, "model": match["model"],
+              "base_url": base_url, "key_env": key_env,
+              **_settings(text.strip(), match["settings"] or "")}
+    try:
+        return ModelSpec.model_validate(fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise InputError(f"model {text.strip()!r}: setting {field}: {first['msg']}") from None
+
+
+def _settings(text: str, query: str) -> dict[str, Any]:
+    """The settings after `?`: spec fields by name, `extra_body.NAME` into the body."""
+    fields: dict[str, Any] = {}
+    for pair in filter(None, query.split("&")):
+        name, equals, value = pair.partition("=")
+        if not equals or not value:
+            raise InputError(f"model {text!r}: setting {pair!r} needs a value: NAME=VALUE")
+        if name.startswith(EXTRA) and len(name) > len(EXTRA):
+            fields.setdefault("extra_body", {})[name.removeprefix(EXTRA)] = _json_or_text(value)
+        elif name in SETTINGS:
+            fields[name] = value
+        else:
+            raise InputError(f"model {text!r}: unknown setting {name!r}: use "
+                             f"{', '.join(SETTINGS)} or {EXTRA}NAME")
+    return fields
+
+
+def _json_or_text(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
 
 
 def _read_tables(path: Path) -> dict[str, dict[str, Any]]:

@@ -10,6 +10,12 @@ request it received, in memory only, with the Authorization and x-api-key header
         ...
         assert server.count_for("agent") == 1
 
+Two behaviours of real servers can be switched on: `context_window` (with `dialect`, see
+`replay.models.refusals`) refuses a request whose prompt (4 characters a token) does not fit,
+with the 400 body that server sends; `tools_need_choice` serves the tool calls of its turns as
+text unless the request sets `tool_choice`, as a llama.cpp server whose chat template drops the
+tools does (ggml-org/llama.cpp issue #27129).
+
 `ScriptedModel` serves the same scripts without sockets, for fast unit tests.
 """
 
@@ -24,6 +30,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from replay.models.cache import canonical_json
+from replay.models.refusals import DIALECTS, context_refusal, exceeds
 from replay.models.scripts import (
     Script,
     ScriptBook,
@@ -33,6 +40,7 @@ from replay.models.scripts import (
     last_user_text,
     messages_text,
     reply_message,
+    sample_of,
     turn_usage,
 )
 from replay.models.transport import ModelRequestRejected, ModelTransientError, raise_for_status
@@ -62,12 +70,20 @@ class ScriptedServer:
     """A scripted model server on 127.0.0.1 at a free port; use it as a context manager.
 
     With `api_key` set, a request without that key (Bearer for OpenAI, x-api-key for
-    Anthropic) gets HTTP 401 and consumes no turn.
+    Anthropic) gets HTTP 401 and consumes no turn; so does a request refused for its length
+    (`context_window`, see the module docstring).
     """
 
-    def __init__(self, *scripts: Script, api_key: str | None = None) -> None:
+    def __init__(self, *scripts: Script, api_key: str | None = None,
+                 context_window: int | None = None, dialect: str = "openai",
+                 tools_need_choice: bool = False) -> None:
+        if dialect not in DIALECTS:
+            raise ValueError(f"unknown dialect {dialect!r}: use one of {', '.join(DIALECTS)}")
         self.book = ScriptBook(scripts)
         self.api_key = api_key
+        self.context_window = context_window
+        self.dialect = dialect
+        self.tools_need_choice = tools_need_choice
         self._received: list[ReceivedRequest] = []
         self._lock = threading.Lock()
         self._http: _HTTPServer | None = None
@@ -128,6 +144,16 @@ class ScriptedServer:
         with self._lock:
             self._received.append(request)
 
+    def _too_long(self, body: dict[str, Any], request_chars: int) -> bytes | None:
+        """The refusal of a request that does not fit `context_window`, or None."""
+        if self.context_window is None:
+            return None
+        prompt = max(1, request_chars // 4)
+        max_tokens = body.get("max_tokens") if isinstance(body.get("max_tokens"), int) else None
+        if not exceeds(self.dialect, prompt, max_tokens, self.context_window):
+            return None
+        return context_refusal(self.dialect, prompt, max_tokens, self.context_window)
+
     def _key_ok(self, wire: str, request: ReceivedRequest) -> bool:
         if self.api_key is None:
             return True
@@ -175,10 +201,15 @@ class _Handler(BaseHTTPRequestHandler):
         problem = openai_problem(body) if wire == "openai" else anthropic_problem(body)
         if problem:
             return self._error(wire, 400, problem)
+        refusal = owner._too_long(body, len(raw))
+        if refusal is not None:
+            return self._send(400, refusal, {})
         turn = owner.book.next_turn(body["model"], last_user_text(body["messages"]),
-                                    messages_text(body["messages"]))
+                                    messages_text(body["messages"]), sample_of(body))
         if turn is None:
             return self._error(wire, 400, f"no script matches model {body['model']!r}")
+        if owner.tools_need_choice and body.get("tools") and "tool_choice" not in body:
+            turn = _narrated(turn)
         self._serve(wire, body, turn, len(raw))
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -195,6 +226,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, b'{"choices": [{"message": ', {})
         if fault is not None and fault.isdigit():
             headers = {"retry-after": str(turn["retry_after"])} if "retry_after" in turn else {}
+            if "body" in turn:
+                return self._send(int(fault), str(turn["body"]).encode(), headers)
             return self._error(wire, int(fault), turn.get("message", f"scripted {fault}"), headers)
         if fault == "slow":
             time.sleep(turn["seconds"])
@@ -266,6 +299,18 @@ def _anthropic_reply(turn: Turn, model: str, usage: Usage) -> dict[str, Any]:
     }
 
 
+def _narrated(turn: Turn) -> Turn:
+    """A turn whose tool calls are written as text: what a model says when its server dropped
+    the tools from its prompt."""
+    if not turn.get("tool_calls"):
+        return turn
+    calls = "\n".join(json.dumps({"name": call["function"]["name"],
+                                  "arguments": call["function"]["arguments"]})
+                      for call in turn["tool_calls"])
+    text = f"{turn.get('content') or ''}\n{calls}".strip()
+    return {key: value for key, value in turn.items() if key != "tool_calls"} | {"content": text}
+
+
 def _arguments(text: str) -> dict[str, Any]:
     try:
         value = json.loads(text or "{}")
@@ -301,13 +346,15 @@ class ScriptedModel:
         if problem:
             raise ModelRequestRejected(f"scripted model rejected the request: {problem}", 400)
         turn = self.book.next_turn(self.spec.model, last_user_text(request.messages),
-                                   messages_text(request.messages))
+                                   messages_text(request.messages),
+                                   sample_of({"temperature": request.temperature,
+                                              "seed": request.seed}))
         if turn is None:
             raise ModelRequestRejected(f"no script matches model {self.spec.model!r}", 400)
         fault = fault_of(turn)
         if fault is not None and fault.isdigit():
             raise_for_status(self.spec, int(fault), turn.get("message", f"scripted {fault}"),
-                             turn.get("retry_after"))
+                             turn.get("retry_after"), str(turn.get("body", "")))
         if fault is not None:
             raise ModelTransientError(f"model {self.spec.alias!r}: scripted fault {fault!r}",
                                       why=_FAULT_WHY[fault])

@@ -7,15 +7,20 @@ A script is a list of turns served in order to the requests its rule matches. A 
   "arguments": {"command": "ls"}}}`. Optional `finish_reason` (OpenAI word) and `usage`
   (`input_tokens`, `output_tokens`, `cached_tokens`; estimated from text lengths otherwise).
 - a fault: `{"fault": "429", "retry_after": 1}` or any HTTP status (`"500"`, `"401"`, with an
-  optional `"message"`); `{"fault": "slow", "seconds": 2}` (answers, with the turn's reply
-  fields, only after the delay); `{"fault": "malformed"}` (a 200 whose body is not JSON);
-  `{"fault": "drop"}` (the connection closes without a response); `{"fault": "hang"}` (the
-  request is read and never answered, until the server stops).
+  optional `"message"`, or a `"body"` sent byte for byte as a real server's);
+  `{"fault": "slow", "seconds": 2}` (answers, with the turn's reply fields, only after the
+  delay); `{"fault": "malformed"}` (a 200 whose body is not JSON); `{"fault": "drop"}` (the
+  connection closes without a response); `{"fault": "hang"}` (the request is read and never
+  answered, until the server stops).
 
 A rule matches on the request's model name and/or a substring of the last user message's text,
 and/or substrings that must all be `seen` somewhere in the request's messages (a reader that
 answers from what its context shows); the first matching script serves. An exhausted script
 repeats its last turn, or serves its `default` turn when one is given.
+
+A script `by_seed` is a deterministic server instead: the same request gets the same turn, the
+turn of its sample (the request's `seed`, turn 0 without one), and at temperature 0 always turn
+0, since greedy decoding ignores the seed; past the end, its last turn.
 """
 
 from __future__ import annotations
@@ -76,6 +81,7 @@ class Script:
     contains: str | None = None
     default: Turn | None = None
     seen: Sequence[str] = ()
+    by_seed: bool = False
 
     def __post_init__(self) -> None:
         if not self.turns and self.default is None:
@@ -104,17 +110,18 @@ class ScriptBook:
     def __post_init__(self) -> None:
         self._positions = [0] * len(self.scripts)
 
-    def next_turn(self, model: str, last_user_text: str,
-                  messages_text: str = "") -> Turn | None:
-        """The next turn of the first matching script, tool call ids filled; None if none match."""
+    def next_turn(self, model: str, last_user_text: str, messages_text: str = "",
+                  sample: int = 0) -> Turn | None:
+        """The next turn of the first matching script (or the turn of `sample`, for a script
+        `by_seed`), tool call ids filled; None if none match."""
         with self._lock:
             for index, script in enumerate(self.scripts):
                 if script.matches(model, last_user_text, messages_text):
-                    return self._take(index, script)
+                    return self._take(index, script, sample)
         return None
 
-    def _take(self, index: int, script: Script) -> Turn:
-        position = self._positions[index]
+    def _take(self, index: int, script: Script, sample: int) -> Turn:
+        position = min(sample, len(script.turns) - 1) if script.by_seed else self._positions[index]
         self._positions[index] += 1
         if position < len(script.turns):
             turn = script.turns[position]
@@ -156,6 +163,15 @@ def turn_usage(turn: Turn, request_chars: int) -> Usage:
         return Usage.model_validate(turn["usage"])
     reply_chars = len(turn.get("content") or "") + len(json.dumps(turn.get("tool_calls") or []))
     return Usage(input_tokens=max(1, request_chars // 4), output_tokens=max(1, reply_chars // 4))
+
+
+def sample_of(body: dict[str, Any]) -> int:
+    """The sample a deterministic server draws for a request body: its seed when it samples,
+    0 when it decodes greedily (temperature 0)."""
+    if body.get("temperature") == 0:
+        return 0
+    seed = body.get("seed")
+    return seed if isinstance(seed, int) and seed >= 0 else 0
 
 
 def last_user_text(messages: Any) -> str:

@@ -2,10 +2,12 @@
 
 Transient faults (429, 408, 5xx, timeouts, dropped or refused connections, bodies that are not
 the JSON object expected) raise `ModelTransientError`, which the retry wrapper retries; its `why`
-says which in a few words (`CONNECTION` for a server that cannot be reached at all). Faults of
-the request or its credentials (401, 403, 404, 400 and other 4xx) raise `InputError` subclasses
-that name what to fix; they are never retried, and a refused key (`KeyRefused`) also halts the
-command.
+says which in a few words (`CONNECTION` for a server that cannot be reached at all). A refused
+key (401, 403: `KeyRefused`) and a model or endpoint that is not there (404: `ModelNotFound`)
+halt the command: no call to that model can succeed. The other 4xx (400, 413, 422, ...) are the
+server refusing the request for its content, a context too long above all (`ModelRefused`): the
+same request is refused again whatever its seed, so it is never retried, and a sweep records it
+as the result of the request it ended.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import email.utils
 import functools
 import json
+import re
 import ssl
 import time
 from typing import Any
@@ -24,6 +27,12 @@ from replay.models.types import ModelSpec
 
 _TRANSIENT_STATUSES = {408, 429}
 CONNECTION = "connection failed"  # refused, unreachable, no route: the server is not there
+# How the servers say a request does not fit the model's context (OpenAI's code, vLLM's and
+# OpenAI's message, llama.cpp's error type and message, Anthropic's message).
+CONTEXT_EXCEEDED = re.compile(
+    r"context_length_exceeded|exceed_context_size_error|maximum context length"
+    r"|exceeds the available context size|context length is only|prompt is too long"
+    r"|longer than the maximum model length", re.IGNORECASE)
 
 
 class ModelTransientError(HarnessError):
@@ -52,10 +61,25 @@ class ModelRequestRejected(InputError):
         self.status = status
 
 
+class ModelNotFound(ModelRequestRejected, Halt):
+    """HTTP 404: the model or its endpoint is not at the base URL; the command stops."""
+
+
+class ModelRefused(ModelRequestRejected):
+    """The server refused the request for its content (HTTP 400, 413, 422, ...), e.g. a context
+    too long (`context`). Deterministic: the same request, whatever its seed, is refused again."""
+
+    def __init__(self, message: str, status: int, context: bool = False) -> None:
+        super().__init__(message, status)
+        self.context = context
+
+
 def raise_for_status(
-    spec: ModelSpec, status: int, server_message: str, retry_after: float | None = None
+    spec: ModelSpec, status: int, server_message: str, retry_after: float | None = None,
+    body: str = "",
 ) -> None:
-    """Raise the error an HTTP status means for a call to `spec`; return for 2xx."""
+    """Raise the error an HTTP status means for a call to `spec`; return for 2xx. `body` is the
+    raw response text, read for the signatures of a context too long."""
     where = f"model {spec.alias!r} ({spec.model} at {spec.base_url})"
     if 200 <= status < 300:
         return
@@ -69,14 +93,15 @@ def raise_for_status(
                else "the spec sends no key: name its variable (key_env, or #KEY_ENV ad hoc)")
         raise KeyRefused(f"{where} refused the API key (HTTP {status}): {fix}")
     if status == 404:
-        raise ModelRequestRejected(
+        raise ModelNotFound(
             f"model {spec.model!r} or its endpoint not found at {spec.base_url} (HTTP 404): "
             f"{server_message}",
             status,
         )
-    raise ModelRequestRejected(
-        f"{where} rejected the request (HTTP {status}): {server_message}", status
-    )
+    context = bool(CONTEXT_EXCEEDED.search(body or server_message))
+    why = "context length exceeded, " if context else ""
+    raise ModelRefused(f"{where} refused the request ({why}HTTP {status}): {server_message}",
+                       status, context)
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -103,7 +128,9 @@ def error_message(response: httpx.Response) -> str:
     if isinstance(body, dict):
         error = body.get("error")
         if isinstance(error, dict) and error.get("message"):
-            return str(error["message"])
+            sizes = (f" ({error['n_prompt_tokens']} prompt tokens, context {error['n_ctx']})"
+                     if "n_prompt_tokens" in error and "n_ctx" in error else "")  # llama.cpp
+            return str(error["message"]) + sizes
         if isinstance(error, str):
             return error
         if body.get("message"):
@@ -139,7 +166,8 @@ class JsonTransport:
                                       why="connection dropped") from exc
         retry_after = parse_retry_after(response.headers.get("retry-after"))
         if not response.is_success:
-            raise_for_status(self.spec, response.status_code, error_message(response), retry_after)
+            raise_for_status(self.spec, response.status_code, error_message(response), retry_after,
+                             response.text)
         try:
             decoded = json.loads(response.content)
         except ValueError as exc:

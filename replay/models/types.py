@@ -15,6 +15,10 @@ Message = dict[str, Any]
 Tool = dict[str, Any]
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Request fields replay sets itself, each from its own setting: extra_body may not name them.
+OWN_FIELDS = ("model", "messages", "tools", "tool_choice", "temperature", "max_tokens", "seed",
+              "system", "stream")
+ToolChoice = Literal["auto", "required", "none"]
 
 
 class ModelSpec(BaseModel):
@@ -25,7 +29,14 @@ class ModelSpec(BaseModel):
     (`/messages` is appended). `key_env` names the environment variable holding the key; it is
     empty for local servers that take none. Prices are USD per million tokens. `deadline` is how
     many seconds one call to this model may take, all its retries included, when the command
-    gives no `--call-deadline` (default 900).
+    gives no `--call-deadline` (default 900, or `timeout` when that is longer).
+
+    Request settings, for servers that need them: `temperature` and `max_tokens` override what
+    the run asks for (a model that must run at a fixed temperature); `timeout` is how long one
+    attempt waits for the server (default 600 s); `tool_choice` is sent with the tools (some
+    servers, llama.cpp among them, ignore tools without it); `extra_body` fields are added to
+    every request body as they are (`top_k`, `chat_template_kwargs`, ...), and may not name a
+    field replay sets itself (`OWN_FIELDS`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -41,6 +52,9 @@ class ModelSpec(BaseModel):
     temperature: float | None = Field(default=None, ge=0)
     max_tokens: int | None = Field(default=None, gt=0)
     deadline: float | None = Field(default=None, gt=0)
+    timeout: float | None = Field(default=None, gt=0)
+    tool_choice: ToolChoice | None = None
+    extra_body: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("base_url")
     @classmethod
@@ -56,13 +70,32 @@ class ModelSpec(BaseModel):
             raise ValueError(f"not an environment variable name: {value!r}")
         return value
 
+    @field_validator("extra_body")
+    @classmethod
+    def _extra_fields(cls, value: dict[str, Any]) -> dict[str, Any]:
+        clash = sorted(set(value) & set(OWN_FIELDS))
+        if clash:
+            raise ValueError(f"may not set {', '.join(clash)}: replay sets those itself "
+                             "(temperature, max_tokens and tool_choice are settings of their own)")
+        return value
+
+    def request_settings(self) -> dict[str, Any]:
+        """The settings that shape the requests' content, those set only (empty by default)."""
+        found = self.model_dump(include={"temperature", "max_tokens", "tool_choice",
+                                         "extra_body"}, exclude_defaults=True)
+        return {name: value for name, value in found.items() if value is not None}
+
+    def __hash__(self) -> int:  # extra_body is a dict: hash the spec by its JSON
+        return hash(self.model_dump_json())
+
     def cost(self, usage: Usage) -> float:
         """USD cost of one call with this usage at the spec's list prices."""
         return (usage.input_tokens * self.price_in + usage.output_tokens * self.price_out) / 1e6
 
 
 class ChatRequest(BaseModel):
-    """One chat request. Unset temperature and max_tokens fall back to the spec's defaults.
+    """One chat request, as its caller asks it; the model client applies the spec's settings
+    (see `replay.models.client.settled`) before it is keyed and sent.
 
     `seed` is sent to OpenAI-compatible servers; Anthropic has none, so there it only shapes the
     cache key.
@@ -75,6 +108,8 @@ class ChatRequest(BaseModel):
     temperature: float | None = Field(default=None, ge=0)
     max_tokens: int | None = Field(default=None, gt=0)
     seed: int | None = None
+    tool_choice: ToolChoice | None = None
+    extra_body: dict[str, Any] = Field(default_factory=dict)
 
 
 class Usage(BaseModel):

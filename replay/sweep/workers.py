@@ -28,9 +28,10 @@ from replay.environments.base import Environment
 from replay.environments.recipes import Recipe, load_recipe
 from replay.histories.records import bundled_snapshot
 from replay.judge.validate import Validation, validate_instance
-from replay.models.cache import CallCache, cache_key, request_content
-from replay.models.client import ModelClient, with_defaults
+from replay.models.cache import CallCache, cache_key, refusal_key, request_content
+from replay.models.client import ModelClient, settled
 from replay.models.retry import Breaker, RetryNotice
+from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
 from replay.paths import home
 from replay.store import Store
@@ -63,6 +64,8 @@ class Export:
     artifacts: dict[str, bytes] = field(default_factory=dict)
     summary: dict[str, Any] | None = None
     calls: list[tuple[str, ModelSpec, dict[str, Any], ChatResponse]] = field(default_factory=list)
+    refusals: list[tuple[str, ModelSpec, dict[str, Any], tuple[int, bool, str]]] = field(
+        default_factory=list)
 
 
 @dataclass
@@ -101,8 +104,13 @@ class Metered:
 
     def complete(self, request: ChatRequest, seed_index: int = 0) -> ChatResponse:
         """The client's reply, counted when it did not come from the cache."""
-        with self.gate:
-            response = self.client.complete(request, seed_index)
+        try:
+            with self.gate:
+                response = self.client.complete(request, seed_index)
+        except ModelRefused as refused:
+            if self.calls is not None:
+                self.calls.append((self.client.spec, request, seed_index, refused))
+            raise
         if not response.from_cache:
             for name, value in (("input_tokens", response.usage.input_tokens),
                                 ("output_tokens", response.usage.output_tokens),
@@ -191,9 +199,13 @@ class Worker:
 
     def _export(self, result: CellResult, calls: list[Any]) -> Export:
         export = Export()
-        for spec, request, seed_index, response in calls:
-            content = request_content(spec, with_defaults(spec, request), seed_index)
-            export.calls.append((cache_key(content), spec, content, response))
+        for spec, request, seed_index, reply in calls:
+            content = request_content(spec, settled(spec, request, seed_index), seed_index)
+            if isinstance(reply, ModelRefused):
+                export.refusals.append((refusal_key(content), spec, content,
+                                        (reply.status, reply.context, str(reply))))
+            else:
+                export.calls.append((cache_key(content), spec, content, reply))
         if result.summary:
             export.summary = {"key": result.summary, **(summary_row(self.store, result.summary)
                                                         or {})}
@@ -232,6 +244,8 @@ def ingest(store: Store, cache: CallCache, export: Export) -> None:
         store.write_artifact(data, *Path(relative).parts)
     for key, spec, content, response in export.calls:
         cache.put(key, spec, content, response)
+    for key, spec, content, (status, context, message) in export.refusals:
+        cache.keep_refusal(key, spec, content, ModelRefused(message, status, context))
     summary = export.summary
     if summary and "record" in summary:
         keep_summary(store, summary["key"], summary["instance_id"], summary["seed_index"],

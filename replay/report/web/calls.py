@@ -24,6 +24,7 @@ from replay.agent.loop import AgentConfig
 from replay.agent.tools import TOOLS
 from replay.compaction.summarize import claude_code_summary, parse_summarizer
 from replay.models.cache import cache_key, request_content
+from replay.models.client import settled
 from replay.models.types import ChatRequest, Message, ModelSpec
 from replay.store import Store
 
@@ -83,7 +84,7 @@ def agent_calls(store: Store, agent_id: str, trace: dict[str, Any], config: Agen
     for number, end in enumerate(ends, start=1):
         request = ChatRequest(messages=messages[:end], tools=TOOLS,
                               temperature=config.temperature, max_tokens=config.max_tokens)
-        key = cache_key(request_content(spec, request, seed_index))
+        key = cache_key(request_content(spec, settled(spec, request, seed_index), seed_index))
         row = store.db.execute(query + " WHERE key=?", (key,)).fetchone()
         calls.append(_call(arm, f"step {number}", row) if row
                      else Call(arm, f"step {number}", key, spec.model, found=False))
