@@ -12,16 +12,17 @@ import sys
 from typing import Annotated
 
 import typer
-from rich.console import Console
+from rich.text import Text
 
+from replay.commands.options import make_console
 from replay.errors import Halt, InputError
 
 COMMANDS = ("validate", "run", "models", "prompts", "collect", "importer", "clean", "sweep",
             "retention", "view", "probe")
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Measure what context compaction costs coding agents.")
-errors = Console(stderr=True)
+errors = make_console(stderr=True)
 
 
 @app.callback()
@@ -41,13 +42,13 @@ def main() -> None:
     try:
         code = app(standalone_mode=False)
     except (InputError, Halt) as exc:
-        errors.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        errors.print(Text.assemble(("error:", "bold red"), f" {exc}"), soft_wrap=True)
         sys.exit(2)
     except typer.TyperException as exc:  # usage errors: typer's own copy of click raises these
         if hasattr(exc, "show"):
             exc.show()
         else:
-            errors.print(f"error: {exc.format_message()}", highlight=False)
+            errors.print(Text(f"error: {exc.format_message()}"), soft_wrap=True)
         sys.exit(exc.exit_code)
     except (KeyboardInterrupt, typer.Abort):
         errors.print("interrupted")

@@ -104,10 +104,10 @@ def main() -> int:
         four, four_seconds = sweep(server, plan, 4, Path(folder))
     errors = len(one.errors) + len(four.errors)
     speedup = one_seconds / four_seconds
-    continuations_ok = one.continuations_run == four.continuations_run == n * (1 + k)
+    continuations_ok = one.ran == four.ran == n * (1 + k)
     print(f"backbone sweep: N={n} instances, K={k} summarizers, model calls take "
           f"{args.delay:.1f} s, agent steps {args.steps}")
-    print(f"continuations run: {one.continuations_run} (N x (1 + K) = {n * (1 + k)}; "
+    print(f"continuations run: {one.ran} (N x (1 + K) = {n * (1 + k)}; "
           f"naive 2 x N x K = {2 * n * k})  {'ok' if continuations_ok else 'MISSED'}")
     print(f"--workers 1: {one_seconds:.1f} s   --workers 4: {four_seconds:.1f} s   "
           f"speed-up {speedup:.2f}x (target >= 3)  {'ok' if speedup >= 3 else 'MISSED'}")

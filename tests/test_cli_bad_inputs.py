@@ -72,3 +72,29 @@ def test_report_and_confirm_on_a_missing_store_create_nothing(command: list[str]
     done = run_replay(*command, "--store", str(store))
     one_line_exit_2(done, f"no store at {store}")
     assert not store.exists() and not store.parent.exists()
+
+
+GONE = "openai:a@http://127.0.0.1:9/v1"
+
+
+@pytest.mark.parametrize("command", [
+    ["run", "--arm", "pre", "--agent-model", GONE],
+    ["backbone", "--agent-model", GONE, "--model", GONE],
+    ["collect", "--model", GONE, "--boundary", "steps:1"],
+    ["validate"],
+], ids=lambda command: command[0])
+def test_markup_in_an_instance_id_is_shown_as_it_is(command: list[str], tmp_path: Path) -> None:
+    """Issue 16: `--instance '[/x]'` ended in a rich MarkupError traceback."""
+    store = tmp_path / "replay.db"
+    done = run_replay(*command, "--instance", "[/x]", "--store", str(store))
+    one_line_exit_2(done, "unknown instance id: [/x]")
+    assert not store.exists()
+
+
+def test_the_model_spec_hint_keeps_its_brackets(tmp_path: Path) -> None:
+    done = run_replay("run", "--instance", TALLY, "--arm", "pre", "--agent-model", "gpt-4.2",
+                      "--store", str(tmp_path / "replay.db"))
+    one_line_exit_2(done, "unknown model 'gpt-4.2'")
+    assert "PROVIDER:MODEL[@BASE_URL][#KEY_ENV][?SETTING=VALUE&...]" in done.stderr
+    usage = run_replay("run", "--help")
+    assert "PROVIDER:MODEL[@URL][#KEY_ENV][?SETTINGS]" in " ".join(usage.stdout.split())

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 from pathlib import Path
 
 import pytest
+from matplotlib.text import Text as MplText
+from rich.console import Console
 
 from replay.errors import InputError
-from replay.report.exports import to_markdown, write
-from replay.report.tables import build
+from replay.report.exports import heatmap_figure, to_markdown, write
+from replay.report.tables import build, render
 from replay.sweep.labels import confirmation, label
 from replay.sweep.plan import (
     CellId,
@@ -23,6 +26,8 @@ from replay.sweep.plan import (
     record_cell,
     save_run,
 )
+
+from conftest import run_replay
 
 PLAN = Plan(kind="prompt", agent="agent", agent_id="openai:agent@http://127.0.0.1:1/v1",
             instances=("one", "two", "three", "four"),
@@ -126,3 +131,95 @@ def test_the_report_shows_every_label_rate_and_export(report_store: Path) -> Non
         "fail", "1", "2/5")
     assert "| one | D! | P | P |" in to_markdown(report)
     assert (folder / "heatmap.png").read_bytes().startswith(b"\x89PNG")
+
+
+LONG_INSTANCE = "replay-demo__an-instance-whose-name-runs-on-past-the-usual-width-1"
+LONG_MODEL = "openai:smollm2-360m-instruct@http://127.0.0.1:8080/v1"
+PROMPT_NAMES = ("claude-code", "codex", "gemini-cli", "opencode", "kimi-code")
+
+
+@pytest.fixture
+def long_names(tmp_path: Path) -> Path:
+    """A prompt sweep run named `[/run]` (markup) on an ad-hoc model with a long name, over an
+    instance with a long id; one POST refused."""
+    path = tmp_path / "runs" / "replay.db"
+    plan = Plan(kind="prompt", agent="agent", agent_id="openai:agent@http://127.0.0.1:1/v1",
+                instances=(LONG_INSTANCE, "short-1"),
+                summarizers=(*(f"{LONG_MODEL}:{name}" for name in PROMPT_NAMES),
+                             "anchor_index"))
+    with open_store(path) as store:
+        save_run(store, "[/run]", plan)
+        for instance in plan.instances:
+            store.record_validation(instance, "local", "valid", [], {})
+            record_cell(store, "[/run]", done(instance, "pre", "", True))
+            for index, summarizer in enumerate(plan.summarizers):
+                cell = done(instance, "post", summarizer, index % 2 == 0)
+                if summarizer.endswith("codex"):
+                    cell.refused = "agent request refused: model 'agent' refused [/x] the request"
+                record_cell(store, "[/run]", cell)
+    return path
+
+
+def test_piped_tables_keep_every_name_whole(long_names: Path) -> None:
+    done = run_replay("report", "[/run]", "--cells", "--store", str(long_names),
+                      env={"COLUMNS": ""})
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert "…" not in done.stdout and "[/run]" in done.stdout
+    grid = lines[:lines.index(next(line for line in lines if line.startswith("P preserved")))]
+    assert f"outcomes of run [/run] (summarizers: model {LONG_MODEL})" in grid[0]
+    header = next(line for line in grid if "claude-code" in line)
+    assert all(name in header for name in (*PROMPT_NAMES, "anchor_index"))
+    assert LONG_MODEL not in header  # the columns are told apart by their prompt
+    assert sum(LONG_INSTANCE in line for line in lines) == 1 + 7  # the grid and 7 cells
+    refused = next(line for line in lines if LONG_INSTANCE in line and "codex" in line)
+    assert " agent " in refused and "D*" in done.stdout
+
+
+def test_a_narrow_terminal_keeps_instance_names_whole(long_names: Path) -> None:
+    out = io.StringIO()
+    with open_store(long_names) as store:
+        render(build(store, "[/run]"), Console(file=out, width=100), cells=True)
+    assert sum(LONG_INSTANCE in line for line in out.getvalue().splitlines()) == 1 + 7
+
+
+def test_the_heatmap_shows_whole_labels_axis_titles_and_damage_rates(long_names: Path) -> None:
+    with open_store(long_names) as store:
+        report = build(store, "[/run]")
+    figure = heatmap_figure(report)
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    axes = figure.axes[0]
+    assert [label.get_text() for label in axes.get_yticklabels()] == [LONG_INSTANCE, "short-1"]
+    assert [label.get_text() for label in axes.get_xticklabels()] == [*PROMPT_NAMES,
+                                                                        "anchor_index"]
+    assert axes.get_xlabel() == f"summarizer (model {LONG_MODEL})"
+    assert axes.get_ylabel() == "instance"
+    top = axes.child_axes[0]  # the secondary axis along the top
+    assert top.get_xlabel() == "task damage (damaged / PRE-pass)"
+    assert [label.get_text() for label in top.get_xticklabels()][:2] == ["0/2 (0.0%)",
+                                                                         "2/2 (100.0%)"]
+    texts = figure.findobj(lambda artist: isinstance(artist, MplText) and artist.get_text())
+    assert len(texts) > 20
+    for text in texts:  # every label lies whole inside the image
+        box = text.get_window_extent(renderer)
+        assert box.x0 >= 0 and box.x1 <= figure.bbox.width, text.get_text()
+        assert box.y0 >= 0 and box.y1 <= figure.bbox.height, text.get_text()
+
+
+def test_a_run_stored_before_temperature_and_refusals_loads_as_it_ran(tmp_path: Path) -> None:
+    legacy_plan = ('{"kind":"backbone","suite":"demo","dataset":null,"agent":"agent",'
+                   '"agent_id":"openai:agent@http://127.0.0.1:1/v1","carrier":"summary-only",'
+                   '"steps":8,"prompt_sources":null,"backend":"local","instances":["one"],'
+                   '"summarizers":["m:codex"],"confirm":[]}')
+    legacy_cell = json.dumps({"continuation": "c" * 64, "summary": None, "reused": False,
+                              "diagnostics": {}, "spent": {}, "error": None, "seconds": 1.0})
+    with open_store(tmp_path / "replay.db") as store:
+        store.db.execute("INSERT INTO runs VALUES ('old', 'digest', ?, 0, 0)", (legacy_plan,))
+        store.db.execute("INSERT INTO cells VALUES ('old', 'one', 'pre', '', 0, 'done', 1, ?, 0)",
+                         (legacy_cell,))
+        store.record_validation("one", "local", "valid", [], {})
+        report = build(store, "old")
+    assert report.plan.temperature == 0.0  # what runs made before it was a setting sampled at
+    assert report.cells[CellId("one", "pre", "", 0)].refused is None
+    assert report.outcomes[("one", "m:codex")].label == "unevaluated"

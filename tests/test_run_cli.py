@@ -53,3 +53,21 @@ def test_unknown_model_and_missing_summarizer_are_bad_input(tmp_path: Path) -> N
     done = run_replay("run", "--instance", TALLY.instance_id, "--arm", "post",
                       "--agent-model", "openai:m@http://127.0.0.1:9/v1", "--store", store)
     assert done.returncode == 2 and "--arm post needs --summarizer" in done.stderr
+
+
+def test_a_server_that_ignores_tools_without_tool_choice(tmp_path: Path) -> None:
+    """Issue 16: against a llama.cpp server that drops `tools` unless `tool_choice` is set, the
+    agent never made a tool call; the model's `tool_choice` setting makes it act."""
+    runs, turns = {}, fixing_turns(TALLY, tmp_path)
+    for setting in ("", "?tool_choice=required"):
+        with ScriptedServer(Script(turns, model="agent"), tools_need_choice=True) as server:
+            runs[setting] = run_replay(
+                "run", "--instance", TALLY.instance_id, "--arm", "pre", "--steps", "4",
+                "--agent-model", f"openai:agent@{server.base_url}{setting}",
+                "--store", str(tmp_path / "replay.db"))
+            assert server.count == 4
+    ignored, acted = runs[""], runs["?tool_choice=required"]
+    assert ignored.returncode == 1, ignored.stdout + ignored.stderr
+    assert "tests fail" in ignored.stdout and "actions 0, exit step_limit" in ignored.stdout
+    assert acted.returncode == 0, acted.stdout + acted.stderr
+    assert "tests pass" in acted.stdout and "exit finished" in acted.stdout

@@ -19,6 +19,7 @@ from replay.sweep.plan import Plan, load_cells, open_store, save_run
 
 from conftest import REPLAY, run_replay
 from sweep_scripts import (
+    DEMO,
     INICONF,
     STOCKROOM,
     TALLY,
@@ -51,6 +52,16 @@ def replay(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return done
 
 
+def assert_fresh_samples(server: ScriptedServer, model: str) -> bool:
+    """The stockroom summaries by `model` went out as distinct requests at seeds 0, 1 and 2,
+    sampled at the default temperature."""
+    marker = json.dumps(DEMO[STOCKROOM].problem_statement[:60])[1:-1]
+    bodies = [r.body for r in server.requests if r.model == model and marker in json.dumps(r.body)]
+    assert sorted(body["seed"] for body in bodies) == [0, 1, 2]
+    assert len({json.dumps(body, sort_keys=True) for body in bodies}) == 3
+    return {body["temperature"] for body in bodies} == {1.0}
+
+
 def test_backbone_prompt_and_confirm_give_the_labels_the_scripts_imply(
         setup: tuple[Path, Path], tmp_path: Path) -> None:
     store, catalogue = setup
@@ -61,7 +72,7 @@ def test_backbone_prompt_and_confirm_give_the_labels_the_scripts_imply(
         backbone = ["backbone", "--model", "summ-a", "--model", "summ-b", "--model", "summ-c",
                     "--run", "backbones", *common]
         done = replay(env, *backbone)
-        assert "12 cell(s) finished, 12 continuation(s) run" in done.stdout
+        assert "12 cell(s) finished: 12 run, 0 kept from the store" in done.stdout
         # 3 instances x 3 summaries, 3 PRE + 9 POST continuations of one step each
         assert server.count == 9 + 12
         assert labels(store, "backbones") == {
@@ -76,7 +87,7 @@ def test_backbone_prompt_and_confirm_give_the_labels_the_scripts_imply(
         done = replay(env, "prompt", "--summarizer", "summ-a", "--run", "prompts", *common)
         # PRE and the claude-code column come from the backbone run: 3 + 3 cells kept; the other
         # four prompts make 3 summaries each (gemini-cli 6) and 12 POST continuations
-        assert "18 cell(s) finished, 12 continuation(s) run, 6 kept" in done.stdout
+        assert "18 cell(s) finished: 12 run, 6 kept from the store" in done.stdout
         assert server.count - before == (3 + 3 + 6 + 3) + 12
         prompts = labels(store, "prompts")
         for name in ("claude-code", "gemini-cli", "opencode", "kimi-code"):
@@ -88,8 +99,8 @@ def test_backbone_prompt_and_confirm_give_the_labels_the_scripts_imply(
 
         before = server.count
         done = replay(env, "confirm", "backbones", "--store", str(store), "--workers", "2")
-        assert "confirming 2 damaged pair(s)" in done.stdout
-        assert server.count - before == 2 * 2 * 2  # 2 pairs x 2 seeds x (summary + POST)
+        assert "confirming 2 damaged pair(s)" in done.stdout  # 2 pairs x 2 seeds x 2 calls:
+        assert server.count - before == 2 * 2 * 2 and assert_fresh_samples(server, "summ-b")
         confirmed = labels(store, "backbones")
         assert confirmed[(STOCKROOM, B)] == "damaged stable"
         assert confirmed[(STOCKROOM, C)] == "damaged seed-variable"

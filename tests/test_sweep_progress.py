@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections import Counter
 
 import pytest
 from rich.console import Console
@@ -10,7 +11,7 @@ from rich.console import Console
 from replay.histories.records import bundled_history
 from replay.models.retry import RetryNotice
 from replay.sweep.cells import CellTask
-from replay.sweep.plan import CellId
+from replay.sweep.plan import CellId, CellResult
 from replay.sweep.progress import SweepProgress
 
 from sweep_scripts import DEMO, TALLY
@@ -37,3 +38,23 @@ def test_a_quiet_progress_prints_no_retry() -> None:
     with SweepProgress(Console(file=out), 1, quiet=True) as progress:
         progress.retrying(task, NOTICE)
     assert out.getvalue() == ""
+
+
+def test_the_time_left_comes_from_measured_cell_durations() -> None:
+    out = io.StringIO()
+    progress = SweepProgress(Console(file=out, width=200), 10, workers=2)
+    assert progress.eta() is None and progress.eta_text() == "time left: after the first cell"
+    results = [CellResult(CellId("[/x]", "pre", "", 0), "done", True, seconds=30),
+               CellResult(CellId("[/x]", "post", "m:codex", 0), "done", False, seconds=90,
+                          refused="agent request refused: [bold]too long"),
+               CellResult(CellId("other", "pre", "", 0), "done", True, reused=True)]
+    for result in results:
+        progress.finished(result, Counter({"damaged": 1, "unevaluated": 3}))
+    assert progress.eta() == 60 * 7 / 2  # a mean of 60 s, 7 cells left, 2 at once
+    assert progress.eta_text() == "left 0:03:30 (a cell takes 0:01:00)"
+    assert progress.status().startswith("cells running 0, errors 0, 1 refused | pairs: damaged 1, "
+                                        "unevaluated 3 | ")
+    lines = out.getvalue().splitlines()
+    assert lines[1] == ("[cell 2/10] [/x] post m:codex seed 0: fail (agent request refused: "
+                        "[bold]too long)")
+    assert lines[2].endswith("other pre seed 0: pass (kept)")

@@ -73,7 +73,7 @@ def test_ray_gives_the_table_of_the_local_executor(tmp_path: Path) -> None:
         # the driver kept every call, summary and continuation the actors made
         again = sweep(server, tmp_path / "ray" / "replay.db", "local")
         again_requests = server.count - local_requests - remote_requests
-    assert local.continuations_run == remote.continuations_run == 1 + 2
+    assert local.ran == remote.ran == 1 + 2
     assert not local.errors and not remote.errors
     assert local_requests == remote_requests == 1 + 2 * 2
     assert again_requests == 0 and again.results == []

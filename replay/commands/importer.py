@@ -8,10 +8,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from replay.commands.collect import Boundaries, history_line, trajectory_summary
-from replay.commands.options import Dataset, Mirrors, StorePath, Suite, console
+from replay.commands.options import Dataset, Mirrors, StorePath, Suite, console, say
 from replay.environments.backends import make_backend
 from replay.errors import HarnessError
 from replay.histories.boundaries import Rule, parse_rule
@@ -35,23 +34,21 @@ def import_command(paths: Sequence[Path], rules: Sequence[Rule], instances: Sequ
                                            make_backend("local", mirrors), store, fmt,
                                            instance_id)
         except HarnessError as exc:
-            console.print(f"[red]error[/] {type(exc).__name__}: {escape(str(exc))}",
-                          highlight=False)
+            say(console, f"error {type(exc).__name__}: {exc}")
             return 1
     for item in imported:
         trajectory = item.trajectory
         kept = " (kept from an earlier import)" if item.reused else ""
-        console.print(f"imported {item.path} ({item.format}) for "
-                      f"{trajectory.instance_id}: {trajectory_summary(trajectory)}{kept}",
-                      highlight=False)
+        say(console, f"imported {item.path} ({item.format}) for "
+                     f"{trajectory.instance_id}: {trajectory_summary(trajectory)}{kept}")
         divergences = trajectory.divergences
         if divergences:
-            console.print(f"  [yellow]{len(divergences)} recorded output(s) differ from "
-                          "execution:[/]", highlight=False)
+            say(console, f"  {len(divergences)} recorded output(s) differ from execution:",
+                "yellow")
         for text in divergences:
-            console.print(f"  [yellow]diverged[/] {escape(text)}", highlight=False)
+            say(console, f"  diverged {text}")
         for history in item.histories:
-            console.print(history_line(history, history.content_id() in fresh), highlight=False)
+            say(console, history_line(history, history.content_id() in fresh))
     return 0
 
 

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from replay.commands.options import console
 from replay.models.keys import key_is_set
@@ -49,12 +50,14 @@ def models_command(user_file: Path | None, console: Console | None = None) -> No
         table.add_column(column, justify="right" if numeric else "left", overflow="fold")
     for row in models_table(user_file):
         if row.key_set is None:
-            key = "none needed"
+            key = Text("none needed")
         else:
-            key = f"[green]{row.key_env} set[/]" if row.key_set else f"[red]{row.key_env} unset[/]"
-        table.add_row(row.alias, row.provider, row.model, row.base_url,
-                      f"{row.context_window:,}" if row.context_window else "?",
-                      f"{row.price_in:.2f}", f"{row.price_out:.2f}", key)
+            key = Text(f"{row.key_env} {'set' if row.key_set else 'unset'}",
+                       "green" if row.key_set else "red")
+        table.add_row(*(Text(value) for value in (
+            row.alias, row.provider, row.model, row.base_url,
+            f"{row.context_window:,}" if row.context_window else "?", f"{row.price_in:.2f}",
+            f"{row.price_out:.2f}")), key)
     (console or Console()).print(table)
 
 

@@ -1,18 +1,41 @@
 """Options shared by several commands, the checks they need before anything runs, and the
-consoles they print to."""
+consoles they print to.
+
+Text that comes from outside (instance ids, run and model names, errors, paths) is printed with
+`say` or as `rich.text.Text`, never read as rich markup: `[/x]` is shown as it is.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from replay.errors import InputError
 from replay.paths import repo_mirrors_from_env
 
-console = Console()
+PIPED_WIDTH = 10_000  # output that is not a terminal: tables as wide as their cells
+
+
+def make_console(stderr: bool = False) -> Console:
+    """A console that is the terminal's width on a terminal; piped, and unless COLUMNS says
+    otherwise, so wide that tables keep their natural width (rich would cut them at 80)."""
+    found = Console(stderr=stderr)
+    if found.is_terminal or os.environ.get("COLUMNS", "").isdigit():
+        return found
+    return Console(stderr=stderr, width=PIPED_WIDTH)
+
+
+def say(out: Console, text: str, style: str | None = None) -> None:
+    """Print one line of text as it is (no markup, no highlighting, never wrapped)."""
+    out.print(Text(text, style=style or ""), soft_wrap=True)
+
+
+console = make_console()
 
 
 def mirrors_folder(option: Path | None) -> Path | None:

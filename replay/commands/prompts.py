@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from replay.commands.options import console
 from replay.compaction.registry_fetch import NPM_REGISTRY, PYPI_INDEX
@@ -40,12 +41,12 @@ def prompts_list(sources_path: Path | None = None, console: Console | None = Non
         for index, part in enumerate(source.parts):
             first = index == 0
             table.add_row(
-                f"{source.name}\n[dim]{source.agent}[/]" if first else "",
-                source.spec if first else "",
-                part.role,
+                Text.assemble(source.name, "\n", (source.agent, "dim")) if first else "",
+                Text(source.spec) if first else "",
+                Text(part.role),
                 str(part.chars),
-                f"[{STATUS_STYLES[status]}]{status}[/]" if first else "",
-                part.sha256,
+                Text(status, STATUS_STYLES[status]) if first else "",
+                Text(part.sha256),
             )
     (console or Console()).print(table)
 
@@ -73,17 +74,17 @@ def prompts_sync(
         for source in selected:
             _, prompt = cache_status(source)
             if prompt is not None and not force:
-                console.print(f"{source.name}: already synced ({source.spec})")
+                console.print(Text(f"{source.name}: already synced ({source.spec})"))
                 synced.append(prompt)
                 continue
             started = time.monotonic()
-            with console.status(f"{source.name}: fetching {source.spec}"):
+            with console.status(Text(f"{source.name}: fetching {source.spec}")):
                 prompt = sync_prompt(client, source, npm_registry, pypi_index)
             sizes = " + ".join(str(len(text)) for text in prompt.parts.values())
             seconds = time.monotonic() - started
-            console.print(
+            console.print(Text(
                 f"{source.name}: synced {source.spec}, {sizes} chars, hash ok ({seconds:.1f} s)"
-            )
+            ))
             synced.append(prompt)
     return synced
 

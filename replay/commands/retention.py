@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from replay.commands.options import StorePath, console, existing_store
 from replay.errors import InputError
@@ -36,16 +37,16 @@ def run_command(run: str | None, store_path: Path, limits: Limits, out: Console)
         keep_scores(store, name, rows, limits)
     for reason in skipped:
         out.print(f"[yellow]left out[/] {escape(reason)}", highlight=False)
-    table = Table(title=f"recurring-detail retention of run {name} (seed 0)")
+    table = Table(title=Text(f"recurring-detail retention of run {name} (seed 0)"))
     for column in ("summarizer", "retention", "scored", "empty reference"):
         table.add_column(column)
     means = summarizer_means([{"summarizer": r.summarizer, "seed_index": r.seed_index,
                                "share": r.share} for r in rows])
     for summarizer, (value, scored, empty) in means.items():
-        table.add_row(summarizer, percent(value), str(scored), str(empty))
+        table.add_row(Text(summarizer), percent(value), str(scored), str(empty))
     out.print(table)
-    out.print(f"kept {len(rows)} score(s) of run {name} in {store_path}; `replay report {name}` "
-              "shows them beside task damage", highlight=False)
+    out.print(Text(f"kept {len(rows)} score(s) of run {name} in {store_path}; `replay report "
+                   f"{name}` shows them beside task damage"), soft_wrap=True)
     return 0
 
 

@@ -1,4 +1,8 @@
-"""`replay run`: one cell (PRE or POST) on a restored snapshot, graded, for looking at one case."""
+"""`replay run`: one cell (PRE or POST) on a restored snapshot, graded, for looking at one case.
+
+Exit code 0 when the cell's tests pass, 1 when they fail (a refused request included) or the
+harness failed; 2 for bad input and for faults that stop every call (see `replay.cli`).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 from replay.commands.options import (
     BackendName,
@@ -19,6 +23,7 @@ from replay.commands.options import (
     StorePath,
     Suite,
     console,
+    say,
 )
 from replay.commands.prompts import ensure_prompt
 from replay.compaction.carriers import CARRIERS
@@ -40,7 +45,7 @@ from replay.paths import default_store
 from replay.store import Store
 from replay.sweep.cells import INPUT_FAULT, CellTask, Settings, run_cell
 from replay.sweep.continuation import artifacts_of
-from replay.sweep.plan import CellId, CellResult, open_store
+from replay.sweep.plan import DEFAULT_TEMPERATURE, CellId, CellResult, open_store
 from replay.sweep.summaries import kept_summary
 
 
@@ -57,6 +62,7 @@ class RunOptions:
     history_id: str | None = None
     history_rule: str | None = None
     call_deadline: float | None = None
+    temperature: float = DEFAULT_TEMPERATURE
 
 
 def _task(instance: Instance, options: RunOptions, store: Store) -> CellTask:
@@ -84,18 +90,19 @@ def _task(instance: Instance, options: RunOptions, store: Store) -> CellTask:
     history = find_history(instance, store=store, history_id=options.history_id,
                            rule=options.history_rule)
     cell = CellId(instance.instance_id, options.arm, summarizer, options.seed_index)
-    return CellTask(cell, instance, history, backbone, prompt, judge)
+    return CellTask(cell, instance, history, backbone, prompt, judge, options.temperature)
 
 
 def run_command(instance: Instance, options: RunOptions, store_path: Path,
                 mirrors: Path | None, console: Console, backend: str = "local",
                 base_image: str | None = None) -> int:
     """Run one cell (PRE or POST) through the sweep's cell pipeline, keeping its summary and
-    continuation in the store as a sweep does; 0 when its tests pass, 1 when they fail or the
-    harness failed. Raises `Halt` for a refused key or an unreachable endpoint."""
+    continuation in the store as a sweep does; 0 when its tests pass, 1 when they fail (or a
+    request was refused) or the harness failed. Raises `Halt` for a refused key, a model not
+    found or an unreachable endpoint."""
     agent_spec = resolve(options.agent_model)
     api_key(agent_spec)
-    settings = Settings(agent_spec, options.carrier, options.steps)
+    settings = Settings(agent_spec, options.carrier, options.steps, options.temperature)
     recipe = load_recipe(instance)
     chosen = make_backend(backend, mirrors, base_image)
     clients: list[ModelClient] = []
@@ -128,20 +135,21 @@ def _report(task: CellTask, result: CellResult, store: Store, console: Console) 
     if result.summary:
         summary = kept_summary(store, result.summary)
         chars = len(summary.text) if summary is not None else 0
-        console.print(f"summary ({chars} chars) kept as {result.summary[:12]}", highlight=False)
+        say(console, f"summary ({chars} chars) kept as {result.summary[:12]}")
+    shown, style = (("error", "red") if result.status == "error" else
+                    ("tests pass", "green") if result.passed else ("tests fail", "yellow"))
+    console.print(Text.assemble(f"{cell.instance_id} {cell.arm}: ", (shown, style),
+                                f" {result.error}" if result.error else ""), soft_wrap=True)
+    if result.refused:
+        say(console, f"  {result.refused}")
     if result.status == "error":
-        console.print(f"{cell.instance_id} {cell.arm}: [red]error[/] "
-                      f"{escape(result.error or '')}", highlight=False)
         return
-    verdict = "[green]tests pass[/]" if result.passed else "[yellow]tests fail[/]"
-    console.print(f"{cell.instance_id} {cell.arm}: {verdict}", highlight=False)
     found = result.diagnostics
-    console.print(f"  steps {found['steps']}, actions {found['actions']}, exit "
-                  f"{found['exit_reason']}, edited "
-                  f"{escape(', '.join(found['files_edited']) or 'nothing')}", highlight=False)
-    reused = " (kept from an earlier run)" if result.reused else ""
-    trace = artifacts_of(store, result.continuation or "") / "trace.json"
-    console.print(f"  trace {escape(str(trace))}{reused}", highlight=False)
+    say(console, f"  steps {found['steps']}, actions {found['actions']}, exit "
+                 f"{found['exit_reason']}, edited {', '.join(found['files_edited']) or 'nothing'}")
+    if result.continuation:
+        reused = " (kept from an earlier run)" if result.reused else ""
+        say(console, f"  trace {artifacts_of(store, result.continuation) / 'trace.json'}{reused}")
 
 
 def register(app: typer.Typer) -> None:
@@ -152,12 +160,17 @@ def register(app: typer.Typer) -> None:
         instance: Annotated[str, typer.Option("--instance", help="Instance id.")],
         arm: Annotated[str, typer.Option(help="pre (full history) or post (a summary).")],
         agent_model: Annotated[str, typer.Option(
-            help="The continuation agent: an alias or PROVIDER:MODEL[@URL][#KEY_ENV].")],
+            help="The continuation agent: an alias or "
+                 "PROVIDER:MODEL[@URL][#KEY_ENV][?SETTINGS].")],
         summarizer: Annotated[str | None, typer.Option(
             help="For post: MODEL:PROMPT, anchor_index, observation-masking or tail:N.")] = None,
         carrier: Annotated[str, typer.Option(help="summary-only or native.")] = "summary-only",
         steps: Annotated[int, typer.Option(min=1, help="Step limit.")] = 8,
-        seed_index: Annotated[int, typer.Option(min=0, help="Sample index (cache key).")] = 0,
+        seed_index: Annotated[int, typer.Option(
+            min=0, help="Sample index: the request's seed, and part of the cache key.")] = 0,
+        temperature: Annotated[float, typer.Option(
+            min=0, help="What the agent and the summarizer sample at (a model's own "
+                        "temperature setting wins).")] = DEFAULT_TEMPERATURE,
         suite: Suite = "demo", dataset: Dataset = None, store: StorePath = None,
         repo_mirror: Mirrors = None, backend: BackendName = "local", base_image: BaseImage = None,
         history: Annotated[str | None, typer.Option(
@@ -172,7 +185,8 @@ def register(app: typer.Typer) -> None:
         chosen = choose_instances(suite, dataset, [instance], None, None)[0]
         options = RunOptions(arm=arm, agent_model=agent_model, summarizer=summarizer,
                              carrier=carrier, steps=steps, seed_index=seed_index,
-                             history_id=history, history_rule=rule, call_deadline=call_deadline)
+                             history_id=history, history_rule=rule, call_deadline=call_deadline,
+                             temperature=temperature)
         code = run_command(chosen, options, store or default_store(),
                            repo_mirror, console, backend, base_image)
         raise typer.Exit(code)

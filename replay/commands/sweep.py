@@ -22,6 +22,7 @@ from replay.commands.options import (
     Suite,
     console,
     existing_store,
+    say,
 )
 from replay.commands.prompts import ensure_prompt
 from replay.compaction.carriers import CARRIERS
@@ -38,11 +39,12 @@ from replay.report.exports import reports_folder, write
 from replay.report.tables import build, render
 from replay.store import Store
 from replay.sweep.cells import Prepared, prepare
-from replay.sweep.confirm import confirm_pairs
+from replay.sweep.confirm import confirm_pairs, fixed_samples
 from replay.sweep.continuation import model_id
 from replay.sweep.execution import estimate, execute
 from replay.sweep.executors import make_executor
 from replay.sweep.plan import (
+    DEFAULT_TEMPERATURE,
     Plan,
     bind_run,
     latest_run,
@@ -124,13 +126,26 @@ def confirm_command(run: str | None, how: Execution, out: Console) -> int:
             store, name, plan, how.dry_run,
             lambda plan: _run_plan(store, name, prepare(plan, agent, prompt_loader(plan), store),
                                    how, out, show=False),
-            lambda line: out.print(line, highlight=False))
+            lambda line: say(out, line), _greedy_note(plan, agent))
         if how.dry_run:
             return code
         if not plan.confirm:
-            out.print(f"run {name}: no damaged pair to confirm", highlight=False)
+            say(out, f"run {name}: no damaged pair to confirm")
         render(build(store, name), out)
         return code
+
+
+def _greedy_note(plan: Plan, agent: ModelSpec) -> str | None:
+    """What confirm says when the agent or a summarizer backbone samples at temperature 0."""
+    backbones = {parse_summarizer(s).backbone for s in plan.summarizers} - {None}
+    fixed = fixed_samples(plan, [agent, *(resolve(name) for name in sorted(backbones))])
+    if not fixed:
+        return None
+    return (f"note: {', '.join(fixed)} sample(s) at temperature 0 (the run's temperature is "
+            f"{plan.temperature:g}; a model's own `temperature` setting wins): a deterministic "
+            "server answers seeds 1 and 2 as it answered seed 0 (a seed changes nothing without "
+            "sampling), so these confirmation samples cannot differ and damage can only look "
+            "stable")
 
 
 def _run_plan(store: Store, name: str, prepared: Prepared, how: Execution, out: Console,
@@ -142,46 +157,51 @@ def _run_plan(store: Store, name: str, prepared: Prepared, how: Execution, out: 
     todo = pending(plan, load_cells(store, name))
     for spec in prepared.models(todo):
         api_key(spec)
+    return _execute(store, name, prepared, how, out, len(todo), show)
+
+
+def _execute(store: Store, name: str, prepared: Prepared, how: Execution, out: Console,
+             todo: int, show: bool) -> int:
+    plan = prepared.plan
     save_run(store, name, plan)
     setup = Setup(prepared.settings, plan.backend, how.mirrors, store.path, how.per_provider,
                   how.base_image, how.call_deadline)
     executor = make_executor(how.executor, setup, how.workers, how.ray_address)
     try:
         with CallCache(store.path) as cache, \
-                SweepProgress(out, len(todo), quiet=how.quiet) as progress:
+                SweepProgress(out, todo, quiet=how.quiet, workers=how.workers) as progress:
             result = execute(prepared, name, store, cache, executor, progress)
     finally:
         executor.close()
-    out.print(f"run {name}: {len(result.results)} cell(s) finished, "
-              f"{result.continuations_run} continuation(s) run, "
-              f"{len(result.results) - result.continuations_run - len(result.errors)} kept, "
-              f"{len(result.errors)} error(s)", highlight=False)
+    refused = f", {result.refused} ended in a refused request" if result.refused else ""
+    say(out, f"run {name}: {len(result.results)} cell(s) finished: {result.ran} run, "
+             f"{result.kept} kept from the store, {len(result.errors)} error(s){refused}")
     for failed in result.errors[:5]:
-        out.print(f"  error {failed.cell}: {failed.error}", highlight=False, soft_wrap=True)
+        say(out, f"  error {failed.cell}: {failed.error}")
     if show:
         render(build(store, name), out)
-        out.print(f"`replay report {name}` writes the exports", style="dim", highlight=False)
+        say(out, f"`replay report {name}` writes the exports", style="dim")
     return 1 if result.errors else 0
 
 
 def _print_estimate(store: Store, name: str, prepared: Prepared, out: Console) -> None:
     plan = prepared.plan
     found = estimate(prepared, name, store)
-    out.print(f"plan of run {name} ({plan.kind} sweep, dry run: nothing is called)",
-              highlight=False)
-    out.print(f"  instances   {len(plan.instances)}: {', '.join(plan.instances)}", highlight=False)
-    out.print(f"  summarizers {len(plan.summarizers)}: {', '.join(plan.summarizers)}",
-              highlight=False)
-    out.print(f"  agent {plan.agent}, carrier {plan.carrier}, {plan.steps} steps, backend "
-              f"{plan.backend}", highlight=False)
-    out.print(f"  cells {found.cells}: {found.done} done, {found.kept} kept in the store, "
-              f"{found.to_run} to run", highlight=False)
-    out.print(f"  model calls at most {found.summary_calls + found.agent_calls} "
-              f"({found.summary_calls} summaries, {found.agent_calls} agent steps)",
-              highlight=False)
     unpriced = f" (no price for {', '.join(found.unpriced)})" if found.unpriced else ""
-    out.print(f"  tokens at most {found.input_tokens:,} in, {found.output_tokens:,} out; "
-              f"cost at most ${found.cost:.2f}{unpriced}", highlight=False)
+    for line in (
+        f"plan of run {name} ({plan.kind} sweep, dry run: nothing is called)",
+        f"  instances   {len(plan.instances)}: {', '.join(plan.instances)}",
+        f"  summarizers {len(plan.summarizers)}: {', '.join(plan.summarizers)}",
+        f"  agent {plan.agent}, carrier {plan.carrier}, {plan.steps} steps, temperature "
+        f"{plan.temperature:g}, backend {plan.backend}",
+        f"  cells {found.cells}: {found.done} done, {found.kept} kept in the store, "
+        f"{found.to_run} to run",
+        f"  model calls at most {found.summary_calls + found.agent_calls} "
+        f"({found.summary_calls} summaries, {found.agent_calls} agent steps)",
+        f"  tokens at most {found.input_tokens:,} in, {found.output_tokens:,} out; "
+        f"cost at most ${found.cost:.2f}{unpriced}",
+    ):
+        say(out, line)
 
 
 def _summarizers(models: list[str], prompt: str, baselines: list[str]) -> list[str]:
@@ -198,7 +218,7 @@ def _summarizers(models: list[str], prompt: str, baselines: list[str]) -> list[s
 
 def _plan(kind: str, summarizers: list[str], suite: str, dataset: str | None,
           ids: list[str] | None, pattern: str | None, span: str | None, agent_model: str,
-          carrier: str, steps: int, prompt_sources: Path | None) -> Plan:
+          carrier: str, steps: int, prompt_sources: Path | None, temperature: float) -> Plan:
     if carrier not in CARRIERS:
         raise InputError(f"unknown carrier {carrier!r}: use {' or '.join(CARRIERS)}")
     if not summarizers:
@@ -206,7 +226,7 @@ def _plan(kind: str, summarizers: list[str], suite: str, dataset: str | None,
     chosen = choose_instances(suite, dataset, ids or [], pattern, span)
     agent = resolve(agent_model)
     return Plan(kind=kind, suite=suite, dataset=dataset, agent=agent_model,
-                agent_id=model_id(agent), carrier=carrier, steps=steps,
+                agent_id=model_id(agent), carrier=carrier, steps=steps, temperature=temperature,
                 prompt_sources=str(prompt_sources.resolve()) if prompt_sources else None,
                 instances=tuple(i.instance_id for i in chosen), summarizers=tuple(summarizers))
 
@@ -215,6 +235,9 @@ AgentModel = Annotated[str, typer.Option(
     help="The continuation agent: an alias or PROVIDER:MODEL[@URL][#KEY_ENV].")]
 Carrier = Annotated[str, typer.Option(help="summary-only or native.")]
 Steps = Annotated[int, typer.Option(min=1, help="Step limit of every continuation.")]
+Temperature = Annotated[float, typer.Option(
+    min=0, help="What the agent and the summarizers sample at, for the run's life (a model's own "
+                "temperature setting wins); the sample index goes out as the seed.")]
 Workers = Annotated[int, typer.Option(min=1, help="Cells run at once.")]
 PerProvider = Annotated[int, typer.Option(
     min=1, help="Model calls in flight at once on one provider endpoint.")]
@@ -248,7 +271,8 @@ def _register_sweeps(app: typer.Typer) -> None:
         prompt: Annotated[str, typer.Option(help="The fixed compaction prompt.")] = "claude-code",
         baseline: Baselines = None, suite: Suite = "demo", dataset: Dataset = None,
         instance: Ids = None, filter_: Pattern = None, slice_: Span = None,
-        carrier: Carrier = "summary-only", steps: Steps = 8, workers: Workers = 1,
+        carrier: Carrier = "summary-only", steps: Steps = 8,
+        temperature: Temperature = DEFAULT_TEMPERATURE, workers: Workers = 1,
         per_provider: PerProvider = 8, backend: Backend = None, executor: Executor = "local",
         ray_address: RayAddress = None, run: RunName = None, dry_run: DryRun = False,
         store: StorePath = None, repo_mirror: Mirrors = None, base_image: BaseImage = None,
@@ -256,7 +280,8 @@ def _register_sweeps(app: typer.Typer) -> None:
     ) -> None:
         """Compare summarizer backbones with the prompt, agent, histories and snapshots fixed."""
         plan = _plan("backbone", _summarizers(model, prompt, baseline or []), suite, dataset,
-                     instance, filter_, slice_, agent_model, carrier, steps, prompt_sources)
+                     instance, filter_, slice_, agent_model, carrier, steps, prompt_sources,
+                     temperature)
         how = Execution(store or default_store(), workers, per_provider, backend, executor,
                         ray_address, repo_mirror, dry_run, base_image=base_image,
                         call_deadline=call_deadline)
@@ -270,7 +295,8 @@ def _register_sweeps(app: typer.Typer) -> None:
         prompts: Prompts = ALL_PROMPTS,
         baseline: Baselines = None, suite: Suite = "demo", dataset: Dataset = None,
         instance: Ids = None, filter_: Pattern = None, slice_: Span = None,
-        carrier: Carrier = "summary-only", steps: Steps = 8, workers: Workers = 1,
+        carrier: Carrier = "summary-only", steps: Steps = 8,
+        temperature: Temperature = DEFAULT_TEMPERATURE, workers: Workers = 1,
         per_provider: PerProvider = 8, backend: Backend = None, executor: Executor = "local",
         ray_address: RayAddress = None, run: RunName = None, dry_run: DryRun = False,
         store: StorePath = None, repo_mirror: Mirrors = None, base_image: BaseImage = None,
@@ -281,7 +307,7 @@ def _register_sweeps(app: typer.Typer) -> None:
         summarizers = [s for name in names for s in _summarizers([summarizer], name, [])]
         summarizers += _summarizers([], "", baseline or [])
         plan = _plan("prompt", summarizers, suite, dataset, instance, filter_, slice_,
-                     agent_model, carrier, steps, prompt_sources)
+                     agent_model, carrier, steps, prompt_sources, temperature)
         how = Execution(store or default_store(), workers, per_provider, backend, executor,
                         ray_address, repo_mirror, dry_run, base_image=base_image,
                         call_deadline=call_deadline)
@@ -317,11 +343,11 @@ def _register_follow_ups(app: typer.Typer) -> None:
             found = build(opened, name)
             render(found, console, cells=cells)
             for path in write(found, out or reports_folder(opened, name)):
-                console.print(f"wrote {path}", highlight=False)
+                say(console, f"wrote {path}")
             if html is not None:
                 from replay.report.web.pages import write_site
 
                 pages = write_site(opened, name, html)
-                console.print(f"wrote {len(pages)} files of the web view: open "
-                              f"{html / 'index.html'}", highlight=False)
+                say(console, f"wrote {len(pages)} files of the web view: open "
+                             f"{html / 'index.html'}")
 

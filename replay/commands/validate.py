@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from replay.commands.options import (
     BackendName,
@@ -32,12 +33,13 @@ from replay.store import Store
 STYLES = {"valid": "green", "excluded": "yellow", "error": "red"}
 
 
-def _line(validation: Validation) -> str:
+def _line(validation: Validation) -> Text:
     style = STYLES[validation.status]
     seconds = sum(validation.checks.get("seconds", {}).values())
-    text = f"[{style}]{validation.status:<8}[/] {validation.instance_id}  ({seconds:.1f} s)"
+    text = Text.assemble((f"{validation.status:<8}", style),
+                         f" {validation.instance_id}  ({seconds:.1f} s)")
     for reason in validation.reasons:
-        text += f"\n         {reason}"
+        text.append(f"\n         {reason}")
     return text
 
 
@@ -51,7 +53,7 @@ def _table(results: list[Validation]) -> Table:
 
     for result in results:
         checks = result.checks
-        table.add_row(result.instance_id, f"[{STYLES[result.status]}]{result.status}[/]",
+        table.add_row(Text(result.instance_id), Text(result.status, STYLES[result.status]),
                       mark(checks.get("real_repair")), mark(checks.get("solvable")),
                       mark(checks.get("restore_identical")),
                       f"{sum(checks.get('seconds', {}).values()):.1f}")
@@ -67,7 +69,7 @@ def validate_command(instances: list[Instance], store_path: Path, mirrors: Path 
     with open_backend(backend, mirrors, base_image) as chosen, Store.open(store_path) as store:
         for validation in validate_all(instances, chosen, store, bundled_snapshot,
                                        rebuild=rebuild):
-            console.print(_line(validation), highlight=False)
+            console.print(_line(validation), soft_wrap=True)
             results.append(validation)
     console.print(_table(results))
     return 0 if all(result.status == "valid" for result in results) else 1

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from replay.commands.options import StorePath, console, existing_store
+from replay.commands.options import StorePath, console, existing_store, say
 from replay.errors import InputError
 from replay.paths import default_store
 
@@ -25,12 +25,10 @@ def view_command(run: str | None, store_path: Path, host: str, port: int, out: C
     except OSError as exc:
         raise InputError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
     with server:
-        out.print(f"serving run {name} of {path} at {server.url} (Ctrl-C stops)",
-                  highlight=False, soft_wrap=True)
+        say(out, f"serving run {name} of {path} at {server.url} (Ctrl-C stops)")
         if not server.loopback:
-            out.print(f"warning: {host} is reachable from other machines, and the pages show "
-                      "every prompt, trace and test log of the run", style="yellow",
-                      highlight=False)
+            say(out, f"warning: {host} is reachable from other machines, and the pages show "
+                     "every prompt, trace and test log of the run", style="yellow")
         server.serve_forever()
     return 0
 

@@ -121,15 +121,16 @@ class Summary:
 
 def summarize(history: list[Message], name: SummarizerName, prompt: PromptText | None = None,
               model: Model | None = None, seed_index: int = 0,
-              judge: Model | None = None) -> Summary:
+              judge: Model | None = None, temperature: float = 0.0) -> Summary:
     """Summarize a Phase A history with a mechanical baseline or a model and a prompt.
 
-    A fused name summarizes with its base first, then fuses the evidence `judge` ranks (the
-    backbone `model` when no judge is given).
+    The model is asked at `temperature` (a sweep's is its plan's). A fused name summarizes with
+    its base first, then fuses the evidence `judge` ranks (the backbone `model` when no judge is
+    given).
     """
     if name.fused is not None:
         return _fused_summary(history, name.name, name.fused, prompt, model, seed_index,
-                              judge or model)
+                              judge or model, temperature)
     if name.name == "anchor_index":
         return Summary(name.name, anchor_index(history))
     if name.name == "observation-masking":
@@ -139,14 +140,15 @@ def summarize(history: list[Message], name: SummarizerName, prompt: PromptText |
         return Summary(name.name, tail(history, tokens=name.tail_tokens))
     if prompt is None or model is None:
         raise InputError(f"summarizer {name.name} needs a model and a synced prompt")
-    return _model_summary(history, name, prompt, model, seed_index)
+    return _model_summary(history, name, prompt, model, seed_index, temperature)
 
 
 def _fused_summary(history: list[Message], name: str, fused: Fused, prompt: PromptText | None,
-                   model: Model | None, seed_index: int, judge: Model | None) -> Summary:
+                   model: Model | None, seed_index: int, judge: Model | None,
+                   temperature: float) -> Summary:
     if judge is None:
         raise InputError(f"summarizer {name} needs its evidence judge model")
-    base = summarize(history, fused.base, prompt, model, seed_index)
+    base = summarize(history, fused.base, prompt, model, seed_index, temperature=temperature)
     fusion = fuse(history, base.text, fused.top, judge)
     summary = Summary(name, fusion.text, requests=list(base.requests),
                       input_tokens=base.input_tokens, output_tokens=base.output_tokens,
@@ -160,23 +162,24 @@ def _fused_summary(history: list[Message], name: str, fused: Fused, prompt: Prom
 
 
 def _model_summary(history: list[Message], name: SummarizerName, prompt: PromptText,
-                   model: Model, seed_index: int) -> Summary:
+                   model: Model, seed_index: int, temperature: float) -> Summary:
     summary = Summary(name.name, "")
+    ask = (seed_index, temperature)
     body = [m for m in history if m.get("role") != "system"]
     if name.prompt == "gemini-cli":
         messages = [{"role": "system", "content": _part(prompt, "system", "user")}, *body,
                     {"role": "user", "content": GEMINI_ASK}]
-        first = _call(model, messages, summary, seed_index)
+        first = _call(model, messages, summary, *ask)
         messages += [{"role": "assistant", "content": first},
                      {"role": "user", "content": GEMINI_CHECK}]
-        summary.text = _call(model, messages, summary, seed_index) or first
+        summary.text = _call(model, messages, summary, *ask) or first
         return summary
     if name.prompt == "opencode":
         messages = [{"role": "system", "content": _part(prompt, "system")}, *body,
                     {"role": "user", "content": _part(prompt, "user")}]
     else:
         messages = [*history, {"role": "user", "content": _part(prompt, "user", "system")}]
-    text = _call(model, messages, summary, seed_index)
+    text = _call(model, messages, summary, *ask)
     summary.text = claude_code_summary(text) if name.prompt == "claude-code" else text.strip()
     return summary
 
@@ -188,8 +191,9 @@ def _part(prompt: PromptText, *roles: str) -> str:
     raise InputError(f"prompt {prompt.name} has no {' or '.join(roles)} text")
 
 
-def _call(model: Model, messages: list[Message], summary: Summary, seed_index: int) -> str:
-    request = ChatRequest(messages=messages, tools=TOOLS, temperature=0.0)
+def _call(model: Model, messages: list[Message], summary: Summary, seed_index: int,
+          temperature: float) -> str:
+    request = ChatRequest(messages=messages, tools=TOOLS, temperature=temperature)
     response = model.complete(request, seed_index=seed_index)
     summary.requests.append(request)
     summary.input_tokens += response.usage.input_tokens

@@ -6,7 +6,7 @@ import io
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replay.report.tables import (
     DIAGNOSTICS,
@@ -14,9 +14,13 @@ from replay.report.tables import (
     _fraction,
     code,
     diagnostics,
+    headers,
     retention_text,
 )
 from replay.store import Store
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 COLORS = {"preserved": "#4caf50", "damaged": "#e53935", "rescued": "#42a5f5",
           "unsolved": "#fdd835", "excluded": "#bdbdbd", "unevaluated": "#ffffff",
@@ -85,18 +89,42 @@ def _csv(rows: list[dict[str, Any]]) -> str:
     return out.getvalue()
 
 
-def heatmap(report: Report, path: Path) -> Path:
-    """Draw the outcome grid as a PNG (matplotlib's Agg canvas, no display needed)."""
+HEATMAP_DPI = 120
+
+
+def heatmap_figure(report: Report) -> Figure:
+    """The outcome grid as a matplotlib figure: instances down, summarizers across (named as in
+    the printed grid), the task damage of each summarizer along the top, axis titles, a legend,
+    and every label whole inside the figure (it grows until they fit)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.colors import ListedColormap
     from matplotlib.figure import Figure
+
+    instances, summarizers = report.plan.instances, report.plan.summarizers
+    figure = Figure(figsize=(3 + 0.9 * len(summarizers), 2 + 0.4 * len(instances)),
+                    dpi=HEATMAP_DPI, layout="constrained")
+    FigureCanvasAgg(figure)
+    _draw_grid(figure, report)
+    for _ in range(4):  # grow the figure by what its labels overflow, until nothing does
+        figure.canvas.draw()
+        tight = figure.get_tightbbox(figure.canvas.get_renderer())
+        width, height = figure.get_size_inches()
+        grow = (max(0.0, tight.x1 - width) + max(0.0, -tight.x0),
+                max(0.0, tight.y1 - height) + max(0.0, -tight.y0))
+        if grow == (0.0, 0.0):
+            break
+        figure.set_size_inches(width + grow[0] + 0.2, height + grow[1] + 0.2)
+    return figure
+
+
+def _draw_grid(figure: Figure, report: Report) -> None:
+    from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
     labels = list(COLORS)
     instances, summarizers = report.plan.instances, report.plan.summarizers
+    heads, shared = headers(report)
+    rates = {rate.summarizer: rate for rate in report.rates}
     grid = [[labels.index(report.outcomes[(i, s)].label) for s in summarizers] for i in instances]
-    figure = Figure(figsize=(2.5 + 1.1 * len(summarizers), 1.6 + 0.45 * len(instances)))
-    FigureCanvasAgg(figure)
     axes = figure.add_subplot()
     axes.imshow(grid, cmap=ListedColormap(list(COLORS.values())), vmin=-0.5,
                 vmax=len(labels) - 0.5, aspect="auto")
@@ -104,15 +132,26 @@ def heatmap(report: Report, path: Path) -> Path:
         for column, summarizer in enumerate(summarizers):
             axes.text(column, row, code(report.outcomes[(instance, summarizer)]),
                       ha="center", va="center", fontsize=9)
-    axes.set_xticks(range(len(summarizers)), summarizers, rotation=30, ha="right", fontsize=8)
+    axes.set_xticks(range(len(summarizers)), [heads[s] for s in summarizers], rotation=40,
+                    ha="right", rotation_mode="anchor", fontsize=8)
     axes.set_yticks(range(len(instances)), instances, fontsize=8)
-    axes.set_title(f"run {report.run}", fontsize=10)
+    axes.set_xlabel("summarizer" + (f" ({shared})" if shared else ""), fontsize=9)
+    axes.set_ylabel("instance", fontsize=9)
+    top = axes.secondary_xaxis("top")
+    top.set_xticks(range(len(summarizers)),
+                   [_fraction(rates[s].damaged, rates[s].pre_pass) for s in summarizers],
+                   fontsize=7)
+    top.set_xlabel("task damage (damaged / PRE-pass)", fontsize=8)
+    axes.set_title(f"outcomes of run {report.run}", fontsize=10)
     used = sorted({cell for row in grid for cell in row})
-    axes.legend(handles=[Patch(facecolor=COLORS[labels[i]], edgecolor="black", label=labels[i])
-                         for i in used], loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
-    figure.tight_layout()
+    figure.legend(handles=[Patch(facecolor=COLORS[labels[i]], edgecolor="black", label=labels[i])
+                           for i in used], loc="outside right upper", fontsize=8)
+
+
+def heatmap(report: Report, path: Path) -> Path:
+    """Draw the outcome grid as a PNG (matplotlib's Agg canvas, no display needed)."""
     image = io.BytesIO()
-    figure.savefig(image, format="png", dpi=120)
+    heatmap_figure(report).savefig(image, format="png", dpi=HEATMAP_DPI)
     return _write_atomic(path, image.getvalue())
 
 
@@ -121,7 +160,8 @@ def write(report: Report, folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     outcome_rows = [{"instance": o.instance_id, "summarizer": o.summarizer, "label": o.label,
                      "code": code(o), "pre": o.pre, "post": o.post,
-                     "confirmation": o.confirmation or "", "cause": o.cause or ""}
+                     "confirmation": o.confirmation or "", "cause": o.cause or "",
+                     "refused": o.refused or ""}
                     for o in report.outcomes.values()]
     texts = {"report.json": json.dumps(to_json(report), indent=1),
              "outcomes.csv": _csv(outcome_rows), "cells.csv": _csv(diagnostics(report)),

@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from replay.compaction.summarize import parse_summarizer
 from replay.measures.runs import kept_scores, summarizer_means
@@ -23,6 +24,10 @@ CODES = {"preserved": "P", "damaged": "D", "rescued": "R", "unsolved": "U", "exc
 
 
 MARKS = {"stable": "!", "seed-variable": "~", "pending": "?"}
+REFUSED_MARK = "*"  # a request of the pair was refused for its content (see Outcome.refused)
+LEGEND = ("P preserved  D damaged (! stable, ~ seed-variable, ? confirming)  R rescued  "
+          "U unsolved  X excluded  - unevaluated  E error  * a request refused (--cells says "
+          "which)")
 
 
 STYLES = {"preserved": "green", "damaged": "bold red", "rescued": "cyan", "unsolved": "yellow",
@@ -31,7 +36,7 @@ STYLES = {"preserved": "green", "damaged": "bold red", "rescued": "cyan", "unsol
 
 DIAGNOSTICS = ("instance", "arm", "summarizer", "seed", "result", "steps", "actions", "exit",
                "repeated_reads", "tests_run", "files_edited", "summary_files", "summary_tokens",
-               "retention")
+               "retention", "refused")
 
 
 @dataclass
@@ -45,6 +50,7 @@ class Rate:
     seed_variable: int = 0
     unconfirmed: int = 0
     retention: tuple[float | None, int, int] | None = None
+    refused: int = 0  # damaged pairs whose POST or PRE had a request refused
 
     @property
     def rate(self) -> float | None:
@@ -98,6 +104,7 @@ def build(store: Store, run: str) -> Report:
             rate.stable += outcome.confirmation == "stable"
             rate.seed_variable += outcome.confirmation == "seed-variable"
             rate.unconfirmed += outcome.confirmation in (None, "pending")
+            rate.refused += outcome.refused is not None
     scores = kept_scores(store, run)
     by_summarizer = summarizer_means(scores)
     by_prompt = summarizer_means(scores, key=lambda s: parse_summarizer(s).prompt or s)
@@ -113,7 +120,7 @@ def build(store: Store, run: str) -> Report:
 def code(outcome: Outcome) -> str:
     """The grid code of an outcome (see the module docstring)."""
     mark = MARKS.get(outcome.confirmation or "", "") if outcome.label == "damaged" else ""
-    return CODES[outcome.label] + mark
+    return CODES[outcome.label] + mark + (REFUSED_MARK if outcome.refused else "")
 
 
 def _fraction(part: int, whole: int) -> str:
@@ -146,6 +153,7 @@ def diagnostics(report: Report) -> list[dict[str, Any]]:
             "summary_files": "/".join(map(str, summary["target_files"])) if summary else "",
             "summary_tokens": "/".join(map(str, summary["gold_tokens"])) if summary else "",
             "retention": _share_text(report.retention, cell),
+            "refused": result.refused or "",
             "error": result.error or "",
         })
     return rows
@@ -159,50 +167,83 @@ def _share_text(shares: dict[tuple[str, str, int], float | None], cell: CellId) 
     return "empty" if share is None else f"{100 * share:.1f}%"
 
 
+def headers(report: Report) -> tuple[dict[str, str], str]:
+    """Short column names for the summarizers, and what they share: the prompt of a prompt
+    sweep heads its columns (the model goes in the title), the backbone of a backbone sweep
+    (the prompt in the title); baselines and fused names keep theirs."""
+    names = {s: parse_summarizer(s) for s in report.plan.summarizers}
+    plain = {s: n for s, n in names.items() if n.backbone and n.prompt and n.fused is None}
+    backbones = {n.backbone for n in plain.values()}
+    prompts = {n.prompt for n in plain.values()}
+    by_prompt = len(backbones) == 1 and (len(prompts) > 1 or report.plan.kind == "prompt")
+    if plain and (by_prompt or len(prompts) == 1):
+        short = {s: str(n.prompt if by_prompt else n.backbone) for s, n in plain.items()}
+        found = {s: short.get(s, s) for s in report.plan.summarizers}
+        if len(set(found.values())) == len(found):
+            shared = f"model {backbones.pop()}" if by_prompt else f"prompt {prompts.pop()}"
+            return found, shared
+    return {s: s for s in report.plan.summarizers}, ""
+
+
 def grid_table(report: Report) -> Table:
-    """The outcome grid: instances down, summarizers across."""
-    table = Table(title=f"outcomes of run {report.run}")
-    table.add_column("instance")
+    """The outcome grid: instances down, summarizers across, every name whole."""
+    heads, shared = headers(report)
+    title = f"outcomes of run {report.run}" + (f" (summarizers: {shared})" if shared else "")
+    table = Table(title=Text(title))
+    width = max((len(instance) for instance in report.plan.instances), default=8)
+    table.add_column("instance", no_wrap=True, min_width=width)
     for summarizer in report.plan.summarizers:
-        table.add_column(summarizer, justify="center")
+        table.add_column(Text(heads[summarizer]), justify="center", overflow="fold")
     for instance in report.plan.instances:
         cells = []
         for summarizer in report.plan.summarizers:
             outcome = report.outcomes[(instance, summarizer)]
-            cells.append(f"[{STYLES[outcome.label]}]{code(outcome)}[/]")
-        table.add_row(instance, *cells)
+            cells.append(Text(code(outcome), style=STYLES[outcome.label]))
+        table.add_row(Text(instance), *cells)
     return table
+
+
+def _texts(*values: object) -> list[Text]:
+    return [Text(str(value)) for value in values]
 
 
 def render(report: Report, console: Console, cells: bool = False) -> None:
     """Print the grid, the damage rates, the prompt table and (with `cells`) the diagnostics."""
     console.print(grid_table(report))
-    console.print("P preserved  D damaged (! stable, ~ seed-variable, ? confirming)  R rescued  "
-                  "U unsolved  X excluded  - unevaluated  E error", style="dim")
+    console.print(Text(LEGEND, style="dim"))
     rates = Table(title="task damage (damaged / PRE-pass) and detail retention")
-    for column in ("summarizer", "damage", "stable", "seed-variable", "unconfirmed",
+    for column in ("summarizer", "damage", "stable", "seed-variable", "unconfirmed", "refused",
                    "retention"):
-        rates.add_column(column)
+        rates.add_column(column, overflow="fold")
     for rate in report.rates:
-        rates.add_row(rate.summarizer, _fraction(rate.damaged, rate.pre_pass), str(rate.stable),
-                      str(rate.seed_variable), str(rate.unconfirmed),
-                      retention_text(rate.retention))
+        rates.add_row(*_texts(rate.summarizer, _fraction(rate.damaged, rate.pre_pass),
+                              rate.stable, rate.seed_variable, rate.unconfirmed, rate.refused,
+                              retention_text(rate.retention)))
     console.print(rates)
     prompts = Table(title="prompts (POST passes / PRE-pass) and detail retention")
     for column in ("prompt", "summarizers", "POST pass", "retention"):
-        prompts.add_column(column)
+        prompts.add_column(column, overflow="fold")
     for row in report.prompts:
-        prompts.add_row(row.prompt, ", ".join(row.summarizers),
-                        _fraction(row.post_pass, row.pre_pass), retention_text(row.retention))
+        prompts.add_row(*_texts(row.prompt, ", ".join(row.summarizers),
+                                _fraction(row.post_pass, row.pre_pass),
+                                retention_text(row.retention)))
     console.print(prompts)
     if not report.retention:
-        console.print(f"retention: `replay retention {report.run}` scores the summaries",
-                      style="dim", highlight=False)
+        console.print(Text(f"retention: `replay retention {report.run}` scores the summaries",
+                           style="dim"))
     if cells:
-        table = Table(title="diagnostics per cell")
-        for column in DIAGNOSTICS:
-            table.add_column(column.replace("_", " "))
-        for row in diagnostics(report):
-            table.add_row(*(str(row[column]) for column in DIAGNOSTICS))
-        console.print(table)
+        console.print(cells_table(report))
 
+
+def cells_table(report: Report) -> Table:
+    """The diagnostics per cell, instance names whole."""
+    rows = diagnostics(report)
+    table = Table(title="diagnostics per cell")
+    width = max((len(row["instance"]) for row in rows), default=8)
+    for column in DIAGNOSTICS:
+        table.add_column(column.replace("_", " "), overflow="fold",
+                         **({"no_wrap": True, "min_width": width} if column == "instance" else {}))
+    for row in rows:  # which request was refused: the whole reason is in cells.csv
+        shown = {**row, "refused": row["refused"].split(" request refused", 1)[0]}
+        table.add_row(*_texts(*(shown[column] for column in DIAGNOSTICS)))
+    return table

@@ -1,9 +1,15 @@
 """One cell's work: the summary a POST starts from, the continuation, and its diagnostics.
 
 A POST cell's summary is kept in the store by what determines it (the history, the summarizer's
-model and prompt text, the seed index), so a re-run, another run or another sweep that needs the
-same summary finds it without a model call. A cell whose summary and continuation are both kept
-is answered from the store alone (`kept_result`), with no environment and no model.
+model, settings and prompt text, the sampling temperature, the seed index), so a re-run, another
+run or another sweep that needs the same summary finds it without a model call. A cell whose
+summary and continuation are both kept is answered from the store alone (`kept_result`), with no
+environment and no model.
+
+A request the server refuses for its content is a result, not a fault: a refused summarizer
+request is kept in place of the summary and fails the POST (nothing to continue from); a refused
+agent request ends the continuation (see `replay.sweep.continuation`). Either marks the cell
+`refused`, is answered from the store next time, and never marks it `error`.
 """
 
 from __future__ import annotations
@@ -30,12 +36,19 @@ from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
 from replay.judge.grading import patch_files
 from replay.models.registry import resolve
+from replay.models.transport import ModelRefused
 from replay.models.types import Message, Model, ModelSpec
 from replay.paths import TESTBED
 from replay.store import Store
 from replay.sweep.continuation import artifacts_of, continuation_key, continue_and_grade, model_id
 from replay.sweep.plan import CellId, CellResult, Plan, digest
-from replay.sweep.summaries import keep_summary, kept_summary, summary_record
+from replay.sweep.summaries import (
+    keep_summary,
+    kept_refusal,
+    kept_summary,
+    refusal_record,
+    summary_record,
+)
 
 TEST_COMMAND = re.compile(r"\b(pytest|py\.test|unittest|tox|nox|nosetests|runtests)\b"
                           r"|manage\.py\s+test|\bmake\s+test")
@@ -45,19 +58,28 @@ IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 
 @dataclass(frozen=True)
 class Settings:
-    """What every cell of a run shares: the continuation agent, the carrier, the step limit."""
+    """What every cell of a run shares: the continuation agent, the carrier, the step limit and
+    the sampling temperature."""
 
     agent: ModelSpec
     carrier: str = "summary-only"
     steps: int = 8
+    temperature: float = 0.0
 
     @property
     def agent_id(self) -> str:
         return model_id(self.agent)
 
     @property
+    def agent_key(self) -> str:
+        """The agent in a continuation's key: its model, and its request settings if it has any
+        (a continuation made with other settings is another continuation)."""
+        extra = self.agent.request_settings()
+        return self.agent_id + (f" {json.dumps(extra, sort_keys=True)}" if extra else "")
+
+    @property
     def config(self) -> AgentConfig:
-        return AgentConfig(max_steps=self.steps)
+        return AgentConfig(max_steps=self.steps, temperature=self.temperature)
 
 
 @dataclass(frozen=True)
@@ -70,6 +92,7 @@ class CellTask:
     backbone: ModelSpec | None = None
     prompt: PromptText | None = None
     judge: ModelSpec | None = None  # the evidence judge of a fused summarizer
+    temperature: float = 0.0  # what the summarizer samples at (the run's)
 
 
 @dataclass(frozen=True)
@@ -95,7 +118,8 @@ class Prepared:
         """The task of one cell of the plan."""
         return CellTask(cell, self.instances[cell.instance_id],
                         self.histories[cell.instance_id], self.backbones.get(cell.summarizer),
-                        self.prompts.get(cell.summarizer), self.judges.get(cell.summarizer))
+                        self.prompts.get(cell.summarizer), self.judges.get(cell.summarizer),
+                        self.settings.temperature)
 
     def models(self, cells: list[CellId]) -> list[ModelSpec]:
         """The distinct models that `cells` may call: the agent, the POST summarizers' and
@@ -124,7 +148,7 @@ def prepare(plan: Plan, agent: ModelSpec, load_prompt: Callable[[str], PromptTex
         prompts[summarizer] = load_prompt(name.source_prompt) if name.source_prompt else None
         judges[summarizer] = resolve(name.fused.judge) if name.fused else None
     histories = {instance.instance_id: find_history(instance, store=store) for instance in chosen}
-    return Prepared(plan, Settings(agent, plan.carrier, plan.steps),
+    return Prepared(plan, Settings(agent, plan.carrier, plan.steps, plan.temperature),
                     {instance.instance_id: instance for instance in chosen}, histories,
                     backbones, prompts, judges)
 
@@ -139,6 +163,8 @@ def summary_key(task: CellTask) -> str:
                "summarizer": name.prompt if backbone else name.name, "backbone": backbone,
                "prompt": None if task.prompt is None else task.prompt.parts,
                "seed_index": task.cell.seed_index}
+    if backbone:
+        content["temperature"] = task.temperature
     if name.fused is not None:
         base = name.fused.base
         content["fusion"] = {"base": base.prompt if base.backbone else base.name,
@@ -148,19 +174,32 @@ def summary_key(task: CellTask) -> str:
 
 
 def _model_identity(spec: ModelSpec | None) -> dict[str, Any] | None:
-    return None if spec is None else spec.model_dump(
-        include={"provider", "model", "base_url", "temperature", "max_tokens"})
+    return None if spec is None else {**spec.model_dump(
+        include={"provider", "model", "base_url", "temperature", "max_tokens"}),
+        **spec.request_settings()}
 
 
 def make_summary(task: CellTask, store: Store, backbone: Model | None,
                  judge: Model | None = None) -> tuple[str, Summary]:
-    """The summary of a POST cell: kept, or written now (and kept before it is used)."""
+    """The summary of a POST cell: kept, or written now (and kept before it is used).
+
+    Raises `ModelRefused` when the summarizer's server refused the request for its content,
+    now or before (the refusal is kept in the summary's place and not asked again).
+    """
     key = summary_key(task)
     summary = kept_summary(store, key)
+    refused = None if summary is not None else kept_refusal(store, key)
+    if refused is not None:
+        raise ModelRefused(refused, 400)
     if summary is None:
         name = parse_summarizer(task.cell.summarizer)
-        summary = summarize(task.history.messages, name, task.prompt, backbone,
-                            task.cell.seed_index, judge)
+        try:
+            summary = summarize(task.history.messages, name, task.prompt, backbone,
+                                task.cell.seed_index, judge, task.temperature)
+        except ModelRefused as exc:
+            keep_summary(store, key, task.instance.instance_id, task.cell.seed_index,
+                         refusal_record(task.cell.summarizer, str(exc)))
+            raise
         keep_summary(store, key, task.instance.instance_id, task.cell.seed_index,
                      summary_record(summary))
     return key, summary
@@ -177,7 +216,8 @@ def start_messages(task: CellTask, settings: Settings, summary: Summary | None) 
 def run_cell(task: CellTask, settings: Settings, store: Store,
              environment: Callable[[], tuple[Environment, Recipe]],
              model: Callable[[ModelSpec], Model]) -> CellResult:
-    """Run one cell in the environment `environment()` gives; faults become an `error` result.
+    """Run one cell in the environment `environment()` gives; faults become an `error` result,
+    refused requests a `done` one marked `refused` (see the module docstring).
 
     `model(spec)` gives the client to call a model through. Writes the summary and the
     continuation to `store`; the cell's own row is the caller's to write.
@@ -185,46 +225,70 @@ def run_cell(task: CellTask, settings: Settings, store: Store,
     started = time.monotonic()
     cell = task.cell
     summary_id = None
+    stage = "summarizer: "
     try:
         summary = None
         if cell.arm == "post":
             backbone = None if task.backbone is None else model(task.backbone)
             judge = None if task.judge is None else model(task.judge)
             summary_id, summary = make_summary(task, store, backbone, judge)
+        stage = ""
         env, recipe = environment()
         result = continue_and_grade(
-            task.instance, task.history, env, recipe, model(settings.agent), settings.agent_id,
+            task.instance, task.history, env, recipe, model(settings.agent), settings.agent_key,
             start_messages(task, settings, summary), cell.arm, settings.config, store,
             cell.seed_index)
+    except ModelRefused as exc:  # the summarizer's: a refused agent request ends its run
+        return summarizer_refused(cell, summary_key(task), str(exc), time.monotonic() - started)
     except Exception as exc:  # a cell's fault is its result: recorded, retried next run
-        return CellResult(cell, "error", summary=summary_id, error=fault_text(exc),
+        return CellResult(cell, "error", summary=summary_id, error=fault_text(exc, stage),
                           diagnostics={"traceback": traceback.format_exc(limit=8)},
                           seconds=time.monotonic() - started)
+    seconds = time.monotonic() - started
     if result.passed is None:
-        return CellResult(cell, "error", summary=summary_id, error=result.error,
-                          seconds=time.monotonic() - started)
+        return CellResult(cell, "error", summary=summary_id, error=result.error, seconds=seconds)
+    trace = result.trace.to_dict()
     return CellResult(cell, "done", result.passed, result.key, summary_id, result.reused,
-                      diagnose(result.trace.to_dict(), task, summary),
-                      seconds=time.monotonic() - started)
+                      diagnose(trace, task, summary), seconds=seconds, refused=refusal_of(trace))
 
 
-def fault_text(exc: BaseException) -> str:
-    """A cell's error: whose fault it is, the exception class and its message."""
+def summarizer_refused(cell: CellId, summary_id: str, why: str, seconds: float = 0.0,
+                       reused: bool = False) -> CellResult:
+    """A POST whose summarizer request was refused: it fails, with nothing continued."""
+    diagnostics = {"steps": 0, "actions": 0, "exit_reason": "refused", "repeated_reads": 0,
+                   "tests_run": 0, "files_edited": [], "input_tokens": 0, "output_tokens": 0,
+                   "cost": 0.0}
+    return CellResult(cell, "done", False, summary=summary_id, reused=reused,
+                      diagnostics=diagnostics, seconds=seconds,
+                      refused=f"summarizer request refused: {why}")
+
+
+def refusal_of(trace: dict[str, Any]) -> str | None:
+    """Why a continuation's agent request was refused, if its run ended so."""
+    return trace.get("error") if trace.get("exit_reason") == "refused" else None
+
+
+def fault_text(exc: BaseException, where: str = "") -> str:
+    """A cell's error: whose fault it is, the exception class, where (`summarizer: `) and its
+    message."""
     whose = ("harness" if isinstance(exc, HarnessError)
              else INPUT_FAULT.rstrip(": ") if isinstance(exc, InputError) else "bug")
-    return f"{whose}: {type(exc).__name__}: {exc}"
+    return f"{whose}: {type(exc).__name__}: {where}{exc}"
 
 
 def kept_result(task: CellTask, settings: Settings, store: Store) -> CellResult | None:
-    """The cell's result from the store alone, when its summary and continuation are kept."""
+    """The cell's result from the store alone, when its summary (or the summarizer's refusal)
+    and its continuation are kept."""
     summary_id = summary = None
     if task.cell.arm == "post":
         summary_id = summary_key(task)
         summary = kept_summary(store, summary_id)
         if summary is None:
-            return None
+            refused = kept_refusal(store, summary_id)
+            return None if refused is None else summarizer_refused(
+                task.cell, summary_id, refused, reused=True)
     messages = start_messages(task, settings, summary)
-    key = continuation_key(task.instance, task.history, messages, settings.agent_id,
+    key = continuation_key(task.instance, task.history, messages, settings.agent_key,
                            settings.config, task.cell.seed_index)
     record = store.continuation(key)
     trace_path = artifacts_of(store, key) / "trace.json"
@@ -232,7 +296,7 @@ def kept_result(task: CellTask, settings: Settings, store: Store) -> CellResult 
         return None
     trace = json.loads(trace_path.read_text(encoding="utf-8"))
     return CellResult(task.cell, "done", record["passed"], key, summary_id, True,
-                      diagnose(trace, task, summary))
+                      diagnose(trace, task, summary), refused=refusal_of(trace))
 
 
 def diagnose(trace: dict[str, Any], task: CellTask, summary: Summary | None) -> dict[str, Any]:

@@ -8,6 +8,11 @@ messages, the agent (model and settings) and the sample index. A finished one is
 store and returned again without running anything: tool outputs such as test timings differ from
 run to run, so a re-run could not be answered from the model cache alone. One that ended in a
 harness fault is not kept, and runs again next time.
+
+One whose agent request was refused for its content (a context too long) is kept like any
+other: refused at a later step, its tree is graded as at a step limit; refused at the first
+step, the agent never read what it was given (the summary, or the history), and it fails
+without its tests being run.
 """
 
 from __future__ import annotations
@@ -27,6 +32,10 @@ from replay.judge.grading import Grade
 from replay.judge.testrun import run_tests
 from replay.models.types import Message, Model, ModelSpec
 from replay.store import Store
+
+# The grade of a continuation whose first request was refused: nothing ran, nothing passed.
+UNREAD = Grade(resolved=False, status="not run: the agent's first request was refused",
+               tests_ran=False)
 
 
 @dataclass
@@ -90,9 +99,12 @@ def continue_and_grade(instance: Instance, history: History, env: Environment, r
         if result.trace.exit_reason == "error":
             result.error = result.trace.error
             return result
-        store.write_artifact(env.snapshot().diff,
-                             *artifacts.relative_to(store.artifacts).parts, "tree.diff")
-        result.grade = run_tests(env, instance, recipe, artifacts / "tests.log")
+        if result.trace.exit_reason == "refused" and result.trace.steps == 0:
+            result.grade = UNREAD
+        else:
+            store.write_artifact(env.snapshot().diff,
+                                 *artifacts.relative_to(store.artifacts).parts, "tree.diff")
+            result.grade = run_tests(env, instance, recipe, artifacts / "tests.log")
     except HarnessError as exc:
         result.error = f"{type(exc).__name__}: {exc}"
         result.trace.exit_reason = "error"

@@ -8,6 +8,10 @@ The driver (this module, in the `replay` process) alone writes cells. Stages:
 3. a cell whose summary and continuation the store keeps is answered from it with no work;
 4. the other cells run on the executor; each is recorded the moment it finishes.
 
+A cell that ended in a refused request is done, and is not run again while the store keeps
+that refusal for the request the plan sends; once the request changes (a model's settings in
+models.toml), it runs again.
+
 A task that comes back `halted` (a model endpoint unreachable, an API key refused) is not
 recorded; once the tasks in flight are back, `Halt` is raised: the command stops with what was
 recorded before kept.
@@ -68,9 +72,19 @@ class SweepResult:
     validated: list[Validation] = field(default_factory=list)
 
     @property
-    def continuations_run(self) -> int:
-        """Continuations this invocation ran (not answered from the store)."""
+    def ran(self) -> int:
+        """Cells this invocation ran to a result (not answered from the store)."""
         return sum(1 for result in self.results if result.status == "done" and not result.reused)
+
+    @property
+    def kept(self) -> int:
+        """Cells answered from the store."""
+        return sum(1 for result in self.results if result.reused)
+
+    @property
+    def refused(self) -> int:
+        """Cells that ended in a refused request (run now or kept)."""
+        return sum(1 for result in self.results if result.refused)
 
     @property
     def errors(self) -> list[CellResult]:
@@ -83,7 +97,7 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
     plan = prepared.plan
     outcome = SweepResult(run)
     cells = load_cells(store, run)
-    todo = pending(plan, cells)
+    todo = pending(plan, cells) + stale_refusals(prepared, cells, store)
     instances = list(dict.fromkeys(cell.instance_id for cell in todo))
     unchecked = [prepared.instances[ident] for ident in instances
                  if (found := store.validation(ident, plan.backend)) is None
@@ -115,6 +129,16 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
         assert isinstance(finished.result, CellResult)
         _record(store, run, finished.result, cells, outcome, progress, prepared, verdicts)
     return outcome
+
+
+def stale_refusals(prepared: Prepared, cells: dict[CellId, CellResult],
+                   store: Store) -> list[CellId]:
+    """Refused cells whose refusal the store no longer holds for the request the plan would
+    send now (a model's settings changed since): they run again."""
+    return [cell for cell in prepared.plan.cells()
+            if (found := cells.get(cell)) is not None and found.status == "done"
+            and found.refused and kept_result(prepared.task(cell), prepared.settings,
+                                              store) is None]
 
 
 def _run(executor: Executor, tasks: list[Task], progress: Progress) -> Iterable[Finished]:

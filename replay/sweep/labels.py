@@ -15,7 +15,11 @@ PRE_PASS = ("preserved", "damaged")
 
 @dataclass(frozen=True)
 class Outcome:
-    """The label of one (instance, summarizer) pair, and its confirmation if it was damaged."""
+    """The label of one (instance, summarizer) pair, and its confirmation if it was damaged.
+
+    `refused` says which seed-0 request of the pair the server refused for its content (a POST
+    whose summary the agent cannot read fails as a POST; see `replay.sweep.cells`).
+    """
 
     instance_id: str
     summarizer: str
@@ -25,6 +29,7 @@ class Outcome:
     confirmation: str | None = None
     post_runs: tuple[bool | None, ...] = ()
     cause: str | None = None
+    refused: str | None = None
 
 
 def label(pre: bool, post: bool) -> str:
@@ -73,11 +78,14 @@ def _outcome(instance: str, summarizer: str, cells: dict[CellId, CellResult],
     if pre is None or post is None or pre.passed is None or post.passed is None:
         return Outcome(instance, summarizer, "unevaluated")
     name = label(pre.passed, post.passed)
+    refused = "; ".join(f"{cell.cell.arm.upper()} {cell.refused}" for cell in (pre, post)
+                        if cell.refused) or None
     if name != "damaged" or not confirming:
-        return Outcome(instance, summarizer, name, pre.passed, post.passed)
+        return Outcome(instance, summarizer, name, pre.passed, post.passed, refused=refused)
     runs = (post.passed, *[_passed(cells.get(CellId(instance, "post", summarizer, seed)))
                            for seed in CONFIRM_SEEDS])
-    return Outcome(instance, summarizer, name, pre.passed, post.passed, confirmation(runs), runs)
+    return Outcome(instance, summarizer, name, pre.passed, post.passed, confirmation(runs), runs,
+                   refused=refused)
 
 
 def _passed(cell: CellResult | None) -> bool | None:

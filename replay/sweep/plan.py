@@ -9,13 +9,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from replay.errors import InputError
 from replay.store import Store
 
 KINDS = ("backbone", "prompt")
 CONFIRM_SEEDS = (1, 2)
+DEFAULT_TEMPERATURE = 1.0  # what new runs sample at (see Plan.temperature)
 
 
 SCHEMA = """
@@ -77,7 +78,12 @@ class CellId:
 
 
 class Plan(BaseModel):
-    """What a run shares (its frame) and what it varies (instances, summarizers)."""
+    """What a run shares (its frame) and what it varies (instances, summarizers).
+
+    `temperature` is what the agent and the summarizers sample at (a model's own `temperature`
+    setting wins for that model). Commands give new runs `DEFAULT_TEMPERATURE`; the 0.0 default
+    is what runs stored before it was a setting ran at, so they load as they were.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -88,6 +94,7 @@ class Plan(BaseModel):
     agent_id: str
     carrier: str = "summary-only"
     steps: int = 8
+    temperature: float = Field(default=0.0, ge=0)
     prompt_sources: str | None = None
     backend: str = "local"
     instances: tuple[str, ...]
@@ -98,7 +105,7 @@ class Plan(BaseModel):
         """What every cell shares; a run keeps one frame for life."""
         return {"kind": self.kind, "suite": self.suite, "dataset": self.dataset,
                 "agent_id": self.agent_id, "carrier": self.carrier, "steps": self.steps,
-                "prompt_sources": self.prompt_sources}
+                "temperature": self.temperature, "prompt_sources": self.prompt_sources}
 
     def default_name(self) -> str:
         """The run name used when none is given: the same command resumes the same run."""
@@ -181,7 +188,10 @@ class CellResult:
     """A cell's result: `done` with passed True/False, or `error` with its cause.
 
     `spent` counts only model calls made for this cell (not answered from the cache);
-    `diagnostics` holds what the report shows per continuation.
+    `diagnostics` holds what the report shows per continuation. `refused` says which request
+    the server refused for its content, and why, when one did: the summarizer's (the POST
+    fails: nothing to continue from), or the agent's (its run ended there; at the first step,
+    a summary or history the agent cannot read, the cell fails ungraded).
     """
 
     cell: CellId
@@ -194,6 +204,7 @@ class CellResult:
     spent: dict[str, float] = field(default_factory=dict)
     error: str | None = None
     seconds: float = 0.0
+    refused: str | None = None
 
     def record(self) -> dict[str, Any]:
         """The JSON stored with the cell."""

@@ -1,24 +1,23 @@
 """Progress of a sweep: a live rich display on a terminal, one plain line per event elsewhere.
 
-The display shows cells done of all, running and failed, the labels so far, the tokens and cost
-of the model calls made so far (calls answered from the cache cost nothing), and the time left;
-a line says each time a model call is retried: which model at which endpoint, the attempt and
-why it failed.
+The display counts cells (done of all, running, errors, refused), then the labels of the run's
+(instance, summarizer) pairs so far, the tokens and cost of the model calls made so far (calls
+answered from the cache cost nothing), and the time left: the mean duration of the cells this
+command ran, times the cells left, over the workers. A line says each time a model call is
+retried: which model at which endpoint, the attempt and why it failed.
+
+Every text that comes from outside (instance names, summarizers, errors) is printed as text,
+never read as rich markup.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from datetime import timedelta
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeRemainingColumn,
-)
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
+from rich.text import Text
 
 from replay.judge.validate import Validation
 from replay.models.retry import RetryNotice
@@ -29,14 +28,20 @@ from replay.sweep.workers import Task
 
 
 class SweepProgress:
-    """What the driver reports, shown live on a terminal; nothing at all when `quiet`."""
+    """What the driver reports, shown live on a terminal; nothing at all when `quiet`.
 
-    def __init__(self, console: Console, total: int, quiet: bool = False) -> None:
+    `workers` is how many cells run at once, for the time left.
+    """
+
+    def __init__(self, console: Console, total: int, quiet: bool = False,
+                 workers: int = 1) -> None:
         self.console = console
         self.total = total
         self.quiet = quiet
-        self.done = self.failed = 0
+        self.workers = max(1, workers)
+        self.done = self.failed = self.refused = 0
         self.running: set[CellId] = set()
+        self.durations: list[float] = []  # seconds of the cells this command ran
         self.input_tokens = self.output_tokens = 0
         self.cost = 0.0
         self.labels: Counter[str] = Counter()
@@ -46,11 +51,13 @@ class SweepProgress:
     def __enter__(self) -> SweepProgress:
         if self.console.is_terminal and not self.quiet:
             self._live = Progress(SpinnerColumn(), TextColumn("cells"), BarColumn(),
-                                  MofNCompleteColumn(), TimeRemainingColumn(),
-                                  TextColumn("{task.fields[status]}"), console=self.console,
-                                  transient=False)
+                                  MofNCompleteColumn(),
+                                  TextColumn("{task.fields[eta]}", markup=False),
+                                  TextColumn("{task.fields[status]}", markup=False),
+                                  console=self.console, transient=False)
             self._live.start()
-            self._task = self._live.add_task("cells", total=self.total, status="")
+            self._task = self._live.add_task("cells", total=self.total, status="",
+                                             eta=self.eta_text())
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -82,10 +89,13 @@ class SweepProgress:
             self._line(f"validated {validation.instance_id}: {validation.status}{reasons}")
 
     def finished(self, result: CellResult, labels: Counter[str]) -> None:
-        """A cell finished (or was answered from the store); `labels` are the run's so far."""
+        """A cell finished (or was answered from the store); `labels` are the pairs' so far."""
         self.running.discard(result.cell)
         self.done += 1
         self.failed += result.status == "error"
+        self.refused += result.refused is not None
+        if not result.reused and result.seconds > 0:
+            self.durations.append(result.seconds)
         self.labels = labels
         self.input_tokens += int(result.spent.get("input_tokens", 0))
         self.output_tokens += int(result.spent.get("output_tokens", 0))
@@ -94,31 +104,56 @@ class SweepProgress:
             self._live.advance(self._task)
             self._refresh()
         elif not self.quiet:
-            verdict = ("error: " + (result.error or "")) if result.status == "error" else (
-                "pass" if result.passed else "fail")
-            kept = " (kept)" if result.reused else ""
-            self._line(f"[{self.done}/{self.total}] {result.cell}: {verdict}{kept}")
+            self._line(f"[cell {self.done}/{self.total}] {result.cell}: {verdict(result)}")
+
+    def eta(self) -> float | None:
+        """Seconds left, from the mean duration of the cells run so far; None before the
+        first."""
+        if not self.durations:
+            return None
+        left = max(0, self.total - self.done)
+        mean = sum(self.durations) / len(self.durations)
+        return mean * left / max(1, min(self.workers, left))
+
+    def eta_text(self) -> str:
+        """The time left as `left 0:03:10 (cells take 0:00:42)`, or what it waits for."""
+        left = self.eta()
+        if left is None:
+            return "time left: after the first cell"
+        mean = sum(self.durations) / len(self.durations)
+        return f"left {_clock(left)} (a cell takes {_clock(mean)})"
 
     def status(self) -> str:
-        """The counters as one line."""
+        """The counters as one line: cells, then pairs, then spend."""
         labels = ", ".join(f"{name} {self.labels[name]}" for name in LABELS
                            if self.labels.get(name))
-        spend = (f"{_tokens(self.input_tokens)} in, {_tokens(self.output_tokens)} out, "
+        spend = (f"{_tokens(self.input_tokens)} tokens in, {_tokens(self.output_tokens)} out, "
                  f"${self.cost:.4f}")
-        return (f"running {len(self.running)}, failed {self.failed} | "
-                f"{labels or 'no labels yet'} | {spend}")
+        refused = f", {self.refused} refused" if self.refused else ""
+        return (f"cells running {len(self.running)}, errors {self.failed}{refused} | "
+                f"pairs: {labels or 'none labelled yet'} | {spend}")
 
     def _refresh(self) -> None:
         if self._live is not None:
-            self._live.update(self._task, status=self.status())
+            self._live.update(self._task, status=self.status(), eta=self.eta_text())
 
     def _line(self, text: str) -> None:
-        if self._live is not None:
-            self._live.console.print(text, highlight=False)
-        else:
-            self.console.print(text, highlight=False, soft_wrap=True)
+        console = self._live.console if self._live is not None else self.console
+        console.print(Text(text), soft_wrap=True)
+
+
+def verdict(result: CellResult) -> str:
+    """A cell's result in a few words: pass, fail, refused (which request) or the error."""
+    if result.status == "error":
+        return f"error: {result.error or ''}"
+    word = "pass" if result.passed else "fail"
+    refused = f" ({result.refused})" if result.refused else ""
+    return word + refused + (" (kept)" if result.reused else "")
+
+
+def _clock(seconds: float) -> str:
+    return str(timedelta(seconds=round(seconds)))
 
 
 def _tokens(count: int) -> str:
     return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
-

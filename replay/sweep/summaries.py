@@ -1,4 +1,5 @@
-"""POST summaries kept in the store by what determines them."""
+"""POST summaries kept in the store by what determines them, and summarizer requests the server
+refused (a record with `refused` and no text), so that neither is asked for again."""
 from __future__ import annotations
 
 import json
@@ -15,9 +16,24 @@ def kept_summary(store: Store, key: str) -> Summary | None:
     if row is None:
         return None
     data = json.loads(row[0])
+    if data.get("refused"):
+        return None
     return Summary(data["summarizer"], data["text"], data["messages"],
                    input_tokens=data["input_tokens"], output_tokens=data["output_tokens"],
                    cost=data["cost"], details=data.get("details") or {})
+
+
+def kept_refusal(store: Store, key: str) -> str | None:
+    """Why the summarizer's request for the summary `key` was refused, if it was."""
+    row = store.db.execute("SELECT record FROM summaries WHERE key=?", (key,)).fetchone()
+    return None if row is None else json.loads(row[0]).get("refused")
+
+
+def refusal_record(summarizer: str, refused: str) -> dict[str, Any]:
+    """What is kept of a summary the summarizer's server refused to write."""
+    return {"summarizer": summarizer, "text": "", "messages": None, "calls": 0,
+            "input_tokens": 0, "output_tokens": 0, "cost": 0.0, "details": {},
+            "refused": refused}
 
 
 def summary_record(summary: Summary) -> dict[str, Any]:

@@ -213,7 +213,7 @@ def _status(grade: dict[str, Any] | None, test: str) -> str:
 
 def _calls(store: Store, report: Report, cell: CellId, pre: Side, post: Side,
            history: list[Message] | None, summary: dict[str, Any] | None) -> list[Call]:
-    config = AgentConfig(max_steps=report.plan.steps)
+    config = AgentConfig(max_steps=report.plan.steps, temperature=report.plan.temperature)
     calls = []
     if pre.trace is not None:
         calls += agent_calls(store, report.plan.agent_id, pre.trace, config, 0, "pre")
