@@ -137,15 +137,32 @@ def test_collecting_again_makes_no_model_call_and_cuts_new_boundaries(
     assert len(collection.histories()) == 3 * (len(RULES) + 1)
 
 
-def test_a_boundary_past_the_end_is_one_line_and_writes_no_history(
+def test_a_boundary_past_the_end_is_one_line_and_the_others_are_kept(
         collection: Collection) -> None:
     before = len(collection.histories())
     done = collection.collect("steps:1", "steps:9")
-    assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [
-        f"error: {DEMO[0].instance_id}: boundary steps:9 is past the end of the trajectory "
-        "(4 steps)"]
-    assert len(collection.histories()) == before
+    assert done.returncode == 1, done.stdout + done.stderr
+    missed = [line for line in done.stdout.splitlines() if "no history" in line]
+    assert missed == [f"  steps:9        no history: {instance.instance_id}: boundary steps:9 is "
+                      "past the end of the trajectory (4 steps)" for instance in DEMO]
+    assert len(collection.histories()) == before + 3  # steps:1 of each instance
+
+
+def test_one_boundary_that_never_lands_drops_no_other_history(tmp_path: Path) -> None:
+    """Issue 16: `--boundary steps:2 --boundary before-edit` on trajectories that edit no file
+    stored 0 histories; now the steps:2 histories are stored and before-edit is one line."""
+    store = tmp_path / "replay.db"
+    with ScriptedServer(Script(lost_turns(), model="agent")) as server:
+        done = run_replay("collect", "--model", f"openai:agent@{server.base_url}",
+                          "--instance", TALLY.instance_id, "--boundary", "steps:2",
+                          "--boundary", "before-edit", "--store", str(store))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "steps:2        history " in done.stdout
+    assert [line for line in done.stdout.splitlines() if "no history" in line] == [
+        f"  before-edit    no history: {TALLY.instance_id}: boundary before-edit is past the "
+        "end of the trajectory: no step edits a non-test source file"]
+    with Store.open(store) as opened:
+        assert [row["rule"] for row in stored_histories(opened, TALLY.instance_id)] == ["steps:2"]
 
 
 def test_find_history_prefers_the_bundled_one_and_refuses_to_guess(

@@ -1,4 +1,9 @@
-"""`replay collect`: run the agent from the start of each task and cut Phase A histories."""
+"""`replay collect`: run the agent from the start of each task and cut Phase A histories.
+
+Each boundary rule is cut from each trajectory on its own: the histories of the rules that land
+are kept, and a rule that does not land in a trajectory (past its end, no edit for
+`before-edit`) is one line; the command then exits 1.
+"""
 
 from __future__ import annotations
 
@@ -20,8 +25,10 @@ from replay.commands.options import (
     StorePath,
     Suite,
     console,
+    say,
 )
 from replay.environments.backends import make_backend
+from replay.errors import InputError
 from replay.histories.boundaries import RULES, Rule, parse_rule
 from replay.histories.collect import Collected, collect_trajectory, is_collected
 from replay.histories.records import History
@@ -45,7 +52,8 @@ def collect_command(instances: Sequence[Instance], model_name: str, rules: Seque
                     config: AgentConfig, seed_index: int, store_path: Path,
                     mirrors: Path | None, console: Console,
                     call_deadline: float | None = None) -> int:
-    """Collect every instance's trajectory, then cut each rule; 0 when none failed, else 1.
+    """Collect every instance's trajectory, then cut each rule; 0 when every trajectory was
+    collected and every rule landed, else 1.
 
     Raises `Halt` for a refused key or an unreachable endpoint.
     """
@@ -63,19 +71,35 @@ def collect_command(instances: Sequence[Instance], model_name: str, rules: Seque
             for instance in instances:
                 result = collect_trajectory(instance, backend, model, identity, spec.alias,
                                             config, store, seed_index)
-                console.print(_collected_line(result), highlight=False)
+                say(console, _collected_line(result))
                 results.append(result)
         trajectories = [r.trajectory for r in results if r.trajectory is not None]
-        histories = [trajectory.history(rule) for trajectory in trajectories for rule in rules]
+        histories, missed = cut_histories(trajectories, rules)
         fresh = keep(store, histories)
     for history in histories:
-        console.print(history_line(history, history.content_id() in fresh), highlight=False)
-    return 1 if any(result.error for result in results) else 0
+        say(console, history_line(history, history.content_id() in fresh))
+    for line in missed:
+        say(console, line)
+    return 1 if missed or any(result.error for result in results) else 0
+
+
+def cut_histories(trajectories: Sequence[Trajectory],
+                  rules: Sequence[Rule]) -> tuple[list[History], list[str]]:
+    """The history of every rule in every trajectory where it lands, and a line for each
+    (trajectory, rule) where it does not."""
+    histories, missed = [], []
+    for trajectory in trajectories:
+        for rule in rules:
+            try:
+                histories.append(trajectory.history(rule))
+            except InputError as exc:
+                missed.append(f"  {rule.text:<14} no history: {exc}")
+    return histories, missed
 
 
 def _collected_line(result: Collected) -> str:
     if result.trajectory is None:
-        return f"[red]error[/]    {result.instance_id}: {result.error}"
+        return f"error    {result.instance_id}: {result.error}"
     return f"collected {result.instance_id}: {trajectory_summary(result.trajectory)}" + \
         (" (kept from an earlier run)" if result.reused else "")
 
@@ -103,10 +127,14 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def collect(
         model: Annotated[str, typer.Option(
-            help="The agent's model: an alias or PROVIDER:MODEL\\[@URL]\\[#KEY_ENV].")],
+            help="The agent's model: an alias or PROVIDER:MODEL[@URL][#KEY_ENV][?SETTINGS].")],
         boundary: Boundaries = None,
         max_steps: Annotated[int, typer.Option(min=1, help="Step limit of a trajectory.")] = 30,
-        seed_index: Annotated[int, typer.Option(min=0, help="Sample index (cache key).")] = 0,
+        seed_index: Annotated[int, typer.Option(
+            min=0, help="Sample index: the request's seed, and part of the cache key.")] = 0,
+        temperature: Annotated[float, typer.Option(
+            min=0, help="What the agent samples at (default 0: a Phase A history is an input, "
+                        "greedy so that collecting again gives it again).")] = 0.0,
         suite: Suite = "demo", dataset: Dataset = None, instance: Ids = None,
         filter_: Pattern = None, slice_: Span = None, store: StorePath = None,
         repo_mirror: Mirrors = None, call_deadline: CallDeadline = None,
@@ -114,7 +142,8 @@ def register(app: typer.Typer) -> None:
         """Run the agent from the start of each task; cut Phase A histories at --boundary."""
         rules = [parse_rule(text) for text in boundary or []]
         chosen = choose_instances(suite, dataset, instance or [], filter_, slice_)
-        code = collect_command(chosen, model, rules, AgentConfig(max_steps=max_steps),
+        config = AgentConfig(max_steps=max_steps, temperature=temperature)
+        code = collect_command(chosen, model, rules, config,
                                seed_index, store or default_store(),
                                repo_mirror, console, call_deadline)
         raise typer.Exit(code)
