@@ -2,6 +2,8 @@
 
 A step is one model response; all its tool calls run in order. The message list *is* the
 trajectory: the trace saved after every step holds it with each action, usage and the exit reason.
+The agent speaks the protocol it is given (`protocols.py`): replay's tool calls, or
+mini-swe-agent's text actions or bash calls ending with its submit sentinel.
 """
 
 from __future__ import annotations
@@ -14,9 +16,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from replay.agent.tools import TOOLS, ToolError, parse_arguments, run_tool
+from replay.agent.protocols import (
+    PROTOCOLS,
+    FormatError,
+    Interrupt,
+    commands,
+    observation,
+    spoken,
+    tools_for,
+)
+from replay.agent.tools import BASH_OUTPUT_LIMIT, ToolError, parse_arguments, run_tool
 from replay.environments.base import Environment
-from replay.errors import HarnessError
+from replay.errors import HarnessError, InputError
 from replay.models.retry import ModelDeadlineExceeded
 from replay.models.transport import ModelRefused, ModelTransientError
 from replay.models.types import ChatRequest, Message, Model
@@ -66,6 +77,7 @@ class Trace:
     seconds: float = 0.0
     files_edited: list[str] = field(default_factory=list)
     files_read: list[str] = field(default_factory=list)
+    protocol: str = "tool-calls"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -103,8 +115,9 @@ def resume_messages(problem_statement: str, summary: str, workdir: str) -> list[
 
 def run_agent(model: Model, env: Environment, messages: list[Message], config: AgentConfig,
               trace_path: Path | None = None, seed_index: int = 0,
-              on_step: Callable[[Trace], None] | None = None) -> Trace:
-    """Continue from `messages` for at most `config.max_steps` steps.
+              on_step: Callable[[Trace], None] | None = None,
+              protocol: str = "tool-calls") -> Trace:
+    """Continue from `messages` for at most `config.max_steps` steps, speaking `protocol`.
 
     Returns the trace with exit reason `finished`, `step_limit`, `refused` or `error`. A request
     the server refuses for its content (a context too long) ends the run as `refused`: a limit
@@ -114,7 +127,10 @@ def run_agent(model: Model, env: Environment, messages: list[Message], config: A
     run. `on_step`, if given, is called with the trace after every step, its tool calls done
     (Phase A collection snapshots the tree there).
     """
-    trace = Trace(messages=copy.deepcopy(messages), start_index=len(messages))
+    if protocol not in PROTOCOLS:
+        raise InputError(f"unknown agent protocol {protocol!r}: use {', '.join(PROTOCOLS)}")
+    trace = Trace(messages=spoken(copy.deepcopy(messages), protocol),
+                  start_index=len(messages), protocol=protocol)
     started = time.monotonic()
     try:
         while trace.steps < config.max_steps and trace.exit_reason == "running":
@@ -141,7 +157,7 @@ def run_agent(model: Model, env: Environment, messages: list[Message], config: A
 
 def _step(model: Model, env: Environment, trace: Trace, config: AgentConfig,
           seed_index: int) -> None:
-    request = ChatRequest(messages=trace.messages, tools=TOOLS,
+    request = ChatRequest(messages=trace.messages, tools=tools_for(trace.protocol),
                           temperature=config.temperature, max_tokens=config.max_tokens)
     response = model.complete(request, seed_index=seed_index)
     trace.steps += 1
@@ -151,6 +167,9 @@ def _step(model: Model, env: Environment, trace: Trace, config: AgentConfig,
     trace.cost += response.cost
     message = dict(response.message)
     trace.messages.append(message)
+    if trace.protocol != "tool-calls":
+        _act_mini(env, trace, config, message)
+        return
     calls = message.get("tool_calls") or []
     if not calls:
         trace.messages.append({"role": "user", "content": NO_TOOL_CALL})
@@ -181,3 +200,20 @@ def _act(env: Environment, trace: Trace, config: AgentConfig, name: str, raw: An
     trace.actions.append(Action(trace.steps, name, arguments, observation.output,
                                 observation.exit_code, time.monotonic() - started))
     return observation.output
+
+
+def _act_mini(env: Environment, trace: Trace, config: AgentConfig, message: Message) -> None:
+    """Run a mini-swe-agent response's commands; a format error or the submission ends the
+    step with the messages its exception carries."""
+    try:
+        for call_id, command in commands(message, trace.protocol):
+            started = time.monotonic()
+            result = env.exec(command, timeout=config.command_timeout,
+                              output_limit=BASH_OUTPUT_LIMIT)
+            trace.actions.append(Action(trace.steps, "bash", {"command": command}, result.output,
+                                        result.exit_code, time.monotonic() - started))
+            trace.messages.append(observation(call_id, result.output, result.exit_code))
+    except Interrupt as signal:
+        trace.messages.extend(signal.messages)
+        if not isinstance(signal, FormatError):
+            trace.exit_reason = "finished"
