@@ -110,6 +110,8 @@ def test_a_refusal_is_sent_again_once_the_models_settings_change(tmp_path: Path)
         done = backbone(tmp_path, models_env(tmp_path, urls), "--model", "summ-tiny")
         assert done.returncode == 0 and small.count == 2, done.stdout + done.stderr
         urls["summ-tiny"] = (small.base_url, "max_tokens = 64")
+        plan = backbone(tmp_path, models_env(tmp_path, urls), "--model", "summ-tiny", "--dry-run")
+        assert "cells 4: 2 done, 0 kept in the store, 2 to run" in plan.stdout, plan.stdout
         again = backbone(tmp_path, models_env(tmp_path, urls), "--model", "summ-tiny")
         assert again.returncode == 0, again.stdout + again.stderr
         assert small.count == 4 and "2 cell(s) finished: 2 run" in again.stdout

@@ -189,7 +189,8 @@ class Estimate:
 def estimate(prepared: Prepared, run: str, store: Store) -> Estimate:
     """The cells, model calls, tokens and cost of the plan's pending cells (nothing is run)."""
     plan = prepared.plan
-    todo = pending(plan, load_cells(store, run))
+    cells = load_cells(store, run)
+    todo = pending(plan, cells) + stale_refusals(prepared, cells, store)
     found = Estimate(cells=len(plan.cells()), done=len(plan.cells()) - len(todo), kept=0,
                      to_run=0)
     for cell in todo:
