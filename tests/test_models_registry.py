@@ -24,6 +24,8 @@ model = "Qwen/Qwen2.5-7B-Instruct"
 base_url = "http://127.0.0.1:8000/v1/"
 key_env = "{KEY_ENV}"
 context_window = 32768
+tool_choice = "required"
+extra_body = {{ top_k = 20 }}
 """
 
 
@@ -108,3 +110,5 @@ def test_models_table_reports_keys_without_values(user_file: Path,
     models_command(user_file, Console(file=out, width=250))
     text = out.getvalue()
     assert "local-qwen" in text and f"{KEY_ENV} set" in text and FAKE_KEY not in text
+    assert rows["local-qwen"].settings == 'tool_choice=required, extra_body={"top_k": 20}'
+    assert rows["gpt-4.1"].settings == "-" and 'extra_body={"top_k": 20}' in text

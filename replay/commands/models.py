@@ -1,7 +1,9 @@
-"""`replay models`: every model alias, its endpoint, window, prices and whether its key is set."""
+"""`replay models`: every model alias, its endpoint, window, prices, request settings and whether
+its key is set."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -14,6 +16,9 @@ from rich.text import Text
 from replay.commands.options import console
 from replay.models.keys import key_is_set
 from replay.models.registry import load_registry
+from replay.models.types import ModelSpec
+
+SETTINGS = ("timeout", "deadline", "tool_choice", "temperature", "max_tokens", "extra_body")
 
 
 @dataclass(frozen=True)
@@ -29,6 +34,14 @@ class ModelRow:
     price_out: float
     key_env: str
     key_set: bool | None
+    settings: str = ""
+
+
+def settings_text(spec: ModelSpec) -> str:
+    """The settings a spec sets, as `name=value` (`-` when none)."""
+    found = spec.model_dump(include=set(SETTINGS), exclude_defaults=True)
+    return ", ".join(f"{name}={json.dumps(found[name]) if name == 'extra_body' else found[name]}"
+                     for name in SETTINGS if found.get(name) is not None) or "-"
 
 
 def models_table(user_file: Path | None) -> list[ModelRow]:
@@ -37,7 +50,7 @@ def models_table(user_file: Path | None) -> list[ModelRow]:
     return [
         ModelRow(alias, spec.provider, spec.model, spec.base_url, spec.context_window,
                  spec.price_in, spec.price_out, spec.key_env,
-                 key_is_set(spec.key_env) if spec.key_env else None)
+                 key_is_set(spec.key_env) if spec.key_env else None, settings_text(spec))
         for alias, spec in sorted(registry.items())
     ]
 
@@ -45,7 +58,8 @@ def models_table(user_file: Path | None) -> list[ModelRow]:
 def models_command(user_file: Path | None, console: Console | None = None) -> None:
     """Print the model aliases as a table."""
     table = Table(title="models (prices: USD per million tokens, list prices to check)")
-    for column in ("alias", "provider", "model", "base URL", "context", "in $", "out $", "key"):
+    for column in ("alias", "provider", "model", "base URL", "context", "in $", "out $", "key",
+                   "settings"):
         numeric = column in ("context", "in $", "out $")
         table.add_column(column, justify="right" if numeric else "left", overflow="fold")
     for row in models_table(user_file):
@@ -57,7 +71,7 @@ def models_command(user_file: Path | None, console: Console | None = None) -> No
         table.add_row(*(Text(value) for value in (
             row.alias, row.provider, row.model, row.base_url,
             f"{row.context_window:,}" if row.context_window else "?", f"{row.price_in:.2f}",
-            f"{row.price_out:.2f}")), key)
+            f"{row.price_out:.2f}")), key, Text(row.settings))
     (console or Console()).print(table)
 
 
