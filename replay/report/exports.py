@@ -46,7 +46,8 @@ def to_markdown(report: Report) -> str:
     """The report as Markdown tables."""
     lines = [f"# Run {report.run}", "",
              f"{report.plan.kind} sweep; agent {report.plan.agent}; carrier "
-             f"{report.plan.carrier}; {report.plan.steps} steps.", "", "## Outcomes", ""]
+             f"{report.plan.carrier}; {report.plan.steps} steps; temperature "
+             f"{report.plan.temperature:g}.", "", "## Outcomes", ""]
     lines += _md_table(["instance", *report.plan.summarizers],
                        [[instance, *(code(report.outcomes[(instance, s)])
                                      for s in report.plan.summarizers)]
