@@ -117,7 +117,28 @@ def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: l
         "--new-session",                # no TIOCSTI on a terminal of the engine
         "--cap-drop", "ALL",            # empty effective/permitted/inheritable/bounding/ambient
     ]   # (no --hostname: the host's name stays, and resolves through /etc/hosts as before)
-    # the system, read-only
+    argv += _system_mounts()
+    # the interpreters the venv's python links to, read-only
+    for prefix in _unique(interpreter_prefixes):
+        for path in _unique([os.path.realpath(prefix), os.path.abspath(prefix)]):
+            if not _under(path, SYSTEM_DIRS):
+                argv += ["--ro-bind", os.path.realpath(prefix), path]
+    for path in _unique(extra_ro):
+        argv += ["--ro-bind", os.path.realpath(path), path]
+    for path in _unique(extra_rw):
+        argv += ["--bind", os.path.realpath(path), path]
+    argv += ["--bind", str(tree), TESTBED]
+    argv += ["--bind", str(venv), VENV]
+    # the skeleton (/, /var, /run, /opt, /root ...) that bwrap made is a tmpfs: make it read-only
+    argv += ["--remount-ro", "/"]
+    argv += ["--chdir", TESTBED, "--", "bash", "-c", command]
+    return argv
+
+
+def _system_mounts() -> list[str]:
+    """bwrap's arguments for the system, read-only: /usr, /etc (what only root may read masked),
+    /sys, a new /dev and /proc, and private /tmp and /dev/shm."""
+    argv: list[str] = []
     for path in SYSTEM_DIRS:
         argv += ["--ro-bind", path, path]
     for path in SYSTEM_LINKS:
@@ -144,20 +165,6 @@ def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: l
         "--dir", "/var/tmp", "--symlink", "/run", "/var/run",
         "--dir", "/run", "--symlink", "/dev/shm", "/run/shm",
     ]
-    # the interpreters the venv's python links to, read-only
-    for prefix in _unique(interpreter_prefixes):
-        for path in _unique([os.path.realpath(prefix), os.path.abspath(prefix)]):
-            if not _under(path, SYSTEM_DIRS):
-                argv += ["--ro-bind", os.path.realpath(prefix), path]
-    for path in _unique(extra_ro):
-        argv += ["--ro-bind", os.path.realpath(path), path]
-    for path in _unique(extra_rw):
-        argv += ["--bind", os.path.realpath(path), path]
-    argv += ["--bind", str(tree), TESTBED]
-    argv += ["--bind", str(venv), VENV]
-    # the skeleton (/, /var, /run, /opt, /root ...) that bwrap made is a tmpfs: make it read-only
-    argv += ["--remount-ro", "/"]
-    argv += ["--chdir", TESTBED, "--", "bash", "-c", command]
     return argv
 
 
