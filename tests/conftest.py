@@ -121,6 +121,22 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Instance:
     return load_instance_dir(write_tiny_instance(tmp_path_factory.mktemp("tiny")))
 
 
+REAL = ["psf__requests-5414", "pytest-dev__pytest-7571", "pytest-dev__pytest-10081"]
+REAL_REPOS = ["psf/requests", "pytest-dev/pytest"]
+
+
+def real_mirrors() -> Path | None:
+    """The folder of bare mirrors (REPLAY_REPO_MIRRORS) when it holds every repository of the
+    real instances the tests validate (REAL), else None."""
+    from replay.environments.repos import find_mirror
+    from replay.paths import repo_mirrors_from_env
+
+    mirrors = repo_mirrors_from_env()
+    if mirrors is None or any(find_mirror(mirrors, repo) is None for repo in REAL_REPOS):
+        return None
+    return mirrors
+
+
 @functools.cache
 def docker_problem() -> str | None:
     """Why the docker backend cannot run here (no engine answering, no base image), or None."""

@@ -15,29 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from replay.environments.repos import find_mirror
 from replay.instances.records import load_dataset, select
 from replay.judge.grading import grade_log
-from replay.paths import repo_mirrors_from_env
 
-from conftest import VERIFIED_JSONL, docker_problem, needs_python, run_replay
-
-REAL = ["psf__requests-5414", "pytest-dev__pytest-7571", "pytest-dev__pytest-10081"]
-NEEDED = ["psf/requests", "pytest-dev/pytest"]
-
-
-def _mirrors() -> Path | None:
-    mirrors = repo_mirrors_from_env()
-    if mirrors is None or any(find_mirror(mirrors, repo) is None for repo in NEEDED):
-        return None
-    return mirrors
-
+from conftest import REAL, VERIFIED_JSONL, docker_problem, needs_python, real_mirrors, run_replay
 
 PROBLEM = docker_problem()
 pytestmark = [
     pytest.mark.mirror,
     pytest.mark.skipif(
-        _mirrors() is None,
+        real_mirrors() is None,
         reason="needs bare mirrors of psf/requests and pytest-dev/pytest: set "
                "REPLAY_REPO_MIRRORS=DIR with DIR/psf__requests.git and DIR/pytest-dev__pytest.git"),
     pytest.mark.skipif(PROBLEM is not None, reason=str(PROBLEM)),
@@ -47,7 +34,7 @@ pytestmark = [
 
 def _validate(backend: str, store: Path) -> dict[str, dict]:
     args = ["validate", "--backend", backend, "--dataset", str(VERIFIED_JSONL), "--store",
-            str(store), "--repo-mirror", str(_mirrors())]
+            str(store), "--repo-mirror", str(real_mirrors())]
     for instance_id in REAL:
         args += ["--instance", instance_id]
     done = run_replay(*args)

@@ -13,26 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from replay.environments.repos import find_mirror
-from replay.paths import repo_mirrors_from_env
-
-from conftest import VERIFIED_JSONL, needs_python, run_replay
-
-REAL = ["psf__requests-5414", "pytest-dev__pytest-7571", "pytest-dev__pytest-10081"]
-NEEDED = ["psf/requests", "pytest-dev/pytest"]
-
-
-def _mirrors() -> Path | None:
-    mirrors = repo_mirrors_from_env()
-    if mirrors is None or any(find_mirror(mirrors, repo) is None for repo in NEEDED):
-        return None
-    return mirrors
-
+from conftest import REAL, VERIFIED_JSONL, needs_python, real_mirrors, run_replay
 
 pytestmark = [
     pytest.mark.mirror,
     pytest.mark.skipif(
-        _mirrors() is None,
+        real_mirrors() is None,
         reason="needs bare mirrors of psf/requests and pytest-dev/pytest: set "
                "REPLAY_REPO_MIRRORS=DIR with DIR/psf__requests.git and DIR/pytest-dev__pytest.git "
                "(git clone --mirror https://github.com/OWNER/NAME DIR/OWNER__NAME.git)"),
@@ -42,7 +28,7 @@ pytestmark = [
 
 def test_the_three_real_instances_are_valid(tmp_path: Path) -> None:
     args = ["validate", "--dataset", str(VERIFIED_JSONL), "--store", str(tmp_path / "r.db"),
-            "--repo-mirror", str(_mirrors())]
+            "--repo-mirror", str(real_mirrors())]
     for instance_id in REAL:
         args += ["--instance", instance_id]
     done = run_replay(*args)
