@@ -112,3 +112,26 @@ def test_a_file_that_is_not_sqlite_is_an_input_error(tmp_path: Path) -> None:
     path.write_text("these are notes, not a database\n" * 10)
     with pytest.raises(InputError, match="notes.db"):
         CallCache(path)
+
+
+def test_each_call_keeps_its_latency_and_an_older_store_gains_the_column(db: Path) -> None:
+    db.parent.mkdir(parents=True)
+    old = sqlite3.connect(db)
+    old.execute("CREATE TABLE model_calls (key TEXT PRIMARY KEY, alias TEXT NOT NULL, provider "
+                "TEXT NOT NULL, model TEXT NOT NULL, seed_index INTEGER NOT NULL, request_json "
+                "TEXT NOT NULL, response_json TEXT NOT NULL, input_tokens INTEGER NOT NULL, "
+                "output_tokens INTEGER NOT NULL, cached_tokens INTEGER NOT NULL, cost REAL NOT "
+                "NULL, created_at TEXT NOT NULL)")
+    old.execute("INSERT INTO model_calls VALUES ('old', 'a', 'openai', 'm', 0, '{}', '{}', 1, 1, "
+                "0, 0.0, '2026-01-01T00:00:00+00:00')")
+    old.commit()
+    old.close()
+    with ScriptedServer(SCRIPT) as server, CallCache(db) as cache, \
+            make_client(server.spec(key_env=KEY_ENV), cache) as client:
+        response = client.complete(REQUEST)
+        again = client.complete(REQUEST)
+    assert response.latency is not None and response.latency > 0
+    assert again.from_cache and again.latency == response.latency
+    rows = dict(sqlite3.connect(db).execute("SELECT key, seconds FROM model_calls"))
+    assert rows.pop("old") is None
+    assert list(rows.values()) == [pytest.approx(response.latency)]

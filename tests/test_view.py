@@ -189,7 +189,7 @@ def test_a_cell_page_shows_summary_traces_tests_and_calls(view_store: Path) -> N
     calls = html[html.index('id="calls"'):]
     assert re.search(r"<td>PRE</td><td>step 1</td>\s*<td>agent</td><td>1234</td><td>789</td>"
                      r"<td>56</td><td>\$0.0123</td>", calls)
-    assert "not recorded" in calls  # latency: the store keeps none
+    assert "not recorded" in calls  # latency: this row was stored before calls were timed
     # PRE step 2 and the summary's two calls were never cached: shown, not left out
     assert len(re.findall(r"<td>(?:PRE</td><td>step 2|POST</td><td>summary)</td>\s*"
                           r"<td colspan=\"7\" class=\"note\">not in the store's model calls",

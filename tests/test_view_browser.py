@@ -139,6 +139,7 @@ def test_view_in_chromium_shows_the_grid_a_damaged_cell_and_traces_as_text(
     # the model calls of the cell were found: PRE's step, the summary, POST's step
     calls = cell[cell.index('id="calls"'):]
     assert len(re.findall(r"<td>(?:PRE|POST)</td><td>(?:step 1|summary)</td>", calls)) == 3
+    assert len(re.findall(r"<td>\d+\.\d\d s</td>", calls)) == 3  # each call's latency
     for name in ("grid.png", "cell.png"):
         assert (shots / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     print(f"screenshots: {shots / 'grid.png'} {shots / 'cell.png'}", file=sys.stderr)

@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS model_calls (
     output_tokens INTEGER NOT NULL,
     cached_tokens INTEGER NOT NULL,
     cost REAL NOT NULL,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    seconds REAL
 );
 CREATE TABLE IF NOT EXISTS model_refusals (
     key TEXT PRIMARY KEY,
@@ -93,6 +94,13 @@ def cache_key(content: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
 
 
+def _add_seconds(db: sqlite3.Connection) -> None:
+    """Stores made before calls were timed get the `seconds` column (NULL for their rows)."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(model_calls)")}
+    if "seconds" not in columns:
+        db.execute("ALTER TABLE model_calls ADD COLUMN seconds REAL")
+
+
 class CallCache:
     """The `model_calls` table in the SQLite file at `path` (created with its parent if absent).
 
@@ -109,6 +117,7 @@ class CallCache:
             self._db.execute("PRAGMA journal_mode=WAL")
             with self._db:
                 self._db.executescript(_SCHEMA)
+                _add_seconds(self._db)
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise InputError(f"{self.path} is not a usable SQLite database: {exc}") from None
@@ -136,13 +145,13 @@ class CallCache:
             key, spec.alias, spec.provider, spec.model, content["seed_index"],
             canonical_json(content), response.model_dump_json(exclude={"from_cache"}),
             usage.input_tokens, usage.output_tokens, usage.cached_tokens, response.cost,
-            datetime.now(UTC).isoformat(timespec="seconds"),
+            datetime.now(UTC).isoformat(timespec="seconds"), response.latency,
         )
         with self._lock, self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO model_calls (key, alias, provider, model, seed_index,"
                 " request_json, response_json, input_tokens, output_tokens, cached_tokens, cost,"
-                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " created_at, seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row,
             )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -134,13 +135,15 @@ class ModelClient:
 
     def _send(self, request: ChatRequest, content: dict[str, object]) -> ChatResponse:
         provider = self._get_provider()
+        started = time.monotonic()
         try:
-            return retry_call(
+            response = retry_call(
                 lambda left: provider.complete(request, timeout=min(self.timeout, left)),
                 model=self.spec.alias, endpoint=self.spec.base_url,
                 max_attempts=self.max_attempts, backoff=self.backoff, deadline=self.deadline,
                 breaker=self.breaker, on_retry=self.on_retry,
             )
+            return response.model_copy(update={"latency": time.monotonic() - started})
         except ModelRefused as refused:
             self.cache.keep_refusal(refusal_key(content), self.spec, content, refused)
             with self._lock:

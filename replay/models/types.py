@@ -128,7 +128,8 @@ class ChatResponse(BaseModel):
     `message` has `role`, `content` (text or None) and, when the model called tools,
     `tool_calls`. `finish_reason` is the provider's own word (`stop`, `tool_calls`, `end_turn`,
     `tool_use`, `length`, `max_tokens`, ...). `cost` is what the original call cost, also when
-    the reply comes from the cache.
+    the reply comes from the cache; `latency` the seconds the original call took, its retries
+    and waits included (None where it was not measured).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -138,6 +139,7 @@ class ChatResponse(BaseModel):
     cost: float = Field(ge=0)
     from_cache: bool = False
     finish_reason: str | None = None
+    latency: float | None = None
 
 
 class Provider(Protocol):
