@@ -12,6 +12,8 @@
 #   2. the second README command (bash scripts/test.sh): it installs and starts its own Docker
 #      Engine inside the container (Docker in Docker), builds the base image, and must pass.
 # It prints each command's time and pytest's closing line, and exits non-zero when either fails.
+# The container stands in for a machine: no masked /proc (systempaths=unconfined), as on a real
+# one, so that bubblewrap can mount a fresh /proc for each command's PID namespace.
 # Only this machine's network settings go in (its CA bundle and pip/uv index and proxy variables):
 # what a user's machine would have. Needs root, a Docker Engine (scripts/docker-engine.sh) and a
 # reachable Debian mirror and PyPI. Takes 10-15 minutes.
@@ -90,6 +92,7 @@ EOF
 echo "fresh machine: running the README's two commands in a bare Debian container"
 docker run --rm -i --name "replay-fresh-$$" \
     --cap-add ALL --cap-drop SYS_RESOURCE --security-opt seccomp=unconfined \
+    --security-opt systempaths=unconfined \
     --security-opt apparmor=unconfined --cgroupns host -v /sys/fs/cgroup:/sys/fs/cgroup \
     --tmpfs /var/lib/docker:exec --tmpfs /var/cache/replay-base \
     -v "$WORK:/src" -e CI=true "${network[@]}" \

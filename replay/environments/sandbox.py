@@ -189,7 +189,10 @@ def check_sandbox() -> None:
         shutil.rmtree(empty, ignore_errors=True)
     if done.returncode != 7:
         last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-        raise InputError(f"this machine cannot contain commands (bwrap/namespaces): {last}")
+        hint = (" (inside a container /proc is partly masked: run that container with "
+                "--security-opt systempaths=unconfined, or use --backend docker)"
+                if "mount proc" in last else "")
+        raise InputError(f"this machine cannot contain commands (bwrap/namespaces): {last}{hint}")
 
 
 def interpreter_prefix(venv: Path) -> str | None:
