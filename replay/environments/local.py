@@ -306,7 +306,9 @@ class LocalBackend:
             own.release()
 
     def _build(self, root: Path, instance: Instance, recipe: Recipe) -> None:
-        python = find_python(recipe.python)
+        # the interpreter itself, not a venv's link to it (uv may find replay's own venv): the
+        # sandbox shows only the interpreter's prefix
+        python = find_python(recipe.python).resolve()
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
         prepare_repo(instance, root / "tree", self.mirrors)
@@ -324,7 +326,7 @@ class LocalBackend:
     def _install(self, environment: LocalEnvironment, recipe: Recipe, python: Path) -> float:
         start = time.monotonic()
         environment.venv.mkdir()
-        environment.interpreters = [str(Path(python).resolve().parent.parent)]
+        environment.interpreters = [str(python.parent.parent)]
         uv = uv_binary()
         steps = [f"{uv} venv -q --seed -p {python} {VENV}"]
         if recipe.packages:
