@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from replay.compaction.fusion import JUDGE_ASK, evidence_units
 from replay.histories.records import History, bundled_history
 from replay.instances.records import Instance, load_suite
-from replay.measures.probes.files import Probe, ProbeSet, bundled_probes
+from replay.measures.probes.files import Probe, ProbeSet, bundled_probes, leaves
 from replay.models.scripts import Script
 
 DROPPED = ("<analysis>Read everything.</analysis><summary>The agent read the task's files, logs "
@@ -39,17 +38,9 @@ def panel(*suites: str) -> list[tuple[Instance, History, ProbeSet]]:
 
 def needles(probe: Probe) -> list[str]:
     """What a reader must see to know a probe's facts."""
-    leaves = _leaves(probe.expected)
-    strings = [leaf for leaf in leaves if isinstance(leaf, str)]
-    return strings or [json.dumps(leaf) for leaf in leaves]
-
-
-def _leaves(value: Any) -> list[Any]:
-    if isinstance(value, dict):
-        return [leaf for item in value.values() for leaf in _leaves(item)]
-    if isinstance(value, list):
-        return [leaf for item in value for leaf in _leaves(item)]
-    return [value]
+    found = leaves(probe.expected)
+    strings = [leaf for leaf in found if isinstance(leaf, str)]
+    return strings or [json.dumps(leaf) for leaf in found]
 
 
 def reader_scripts(items: list[tuple[Instance, History, ProbeSet]]) -> list[Script]:

@@ -154,7 +154,7 @@ def evidence_problems(found: ProbeSet, history: History) -> list[str]:
     problems = []
     for probe in found.probes:
         for name, value in probe.expected.items():
-            for leaf in _leaves(value):
+            for leaf in leaves(value):
                 text = json.dumps(leaf) if isinstance(leaf, bool) else str(leaf)
                 where = f"{found.instance_id} {probe.id}.{name} {text}"
                 if not any(text.lower() in tool.lower() if isinstance(leaf, bool)
@@ -165,9 +165,10 @@ def evidence_problems(found: ProbeSet, history: History) -> list[str]:
     return problems
 
 
-def _leaves(value: Any) -> list[Any]:
+def leaves(value: Any) -> list[Any]:
+    """The scalar values inside nested objects and arrays, in order."""
     if isinstance(value, dict):
-        return [leaf for item in value.values() for leaf in _leaves(item)]
+        return [leaf for item in value.values() for leaf in leaves(item)]
     if isinstance(value, list):
-        return [leaf for item in value for leaf in _leaves(item)]
+        return [leaf for item in value for leaf in leaves(item)]
     return [value]
