@@ -6,7 +6,9 @@ import os
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-TESTBED = "/testbed"
+TESTBED = "/testbed"  # where an instance's repository is, in every backend
+VENV = "/opt/replay-venv"  # where its interpreter and packages are, in every backend
+BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"  # the system's PATH
 
 
 def home() -> Path:

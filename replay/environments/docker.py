@@ -48,11 +48,11 @@ from replay.environments.docker_engine import (
     remove_orphans,
     run,
 )
-from replay.environments.docker_images import BASE_PATH, VENV, ImageBuilder
+from replay.environments.docker_images import ImageBuilder
 from replay.environments.recipes import Recipe, recipe_variables
 from replay.errors import EnvironmentFault
 from replay.instances.records import Instance
-from replay.paths import TESTBED
+from replay.paths import BASE_PATH, TESTBED, VENV
 
 log = logging.getLogger(__name__)
 

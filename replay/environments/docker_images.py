@@ -42,14 +42,12 @@ from replay.environments.recipes import Recipe
 from replay.environments.repos import prepare_repo
 from replay.errors import EnvironmentFault, InputError
 from replay.instances.records import Instance
-from replay.paths import TESTBED, home, network_variables
+from replay.paths import BASE_PATH, TESTBED, VENV, home, network_variables
 
 log = logging.getLogger(__name__)
 
 LAYOUT = "1"  # bump when the way images are built changes: every cached image is then stale
-VENV = "/opt/replay-venv"
 BUILD = "/mnt/replay-build"
-BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 CONDA_ENV = "/opt/miniconda3/envs/testbed"
 STEP_TIMEOUT = 1800
 LIST_PYTHONS = "ls /usr/bin/ | grep -x 'python3\\.[0-9]*' || true"

@@ -35,14 +35,12 @@ from replay.environments.repos import prepare_repo
 from replay.environments.sandbox import check_sandbox, contained_argv, interpreter_prefix
 from replay.errors import EnvironmentFault, InputError
 from replay.instances.records import Instance
-from replay.paths import TESTBED, home, network_variables
+from replay.paths import BASE_PATH, TESTBED, VENV, home, network_variables
 
 log = logging.getLogger(__name__)
 
-VENV = "/opt/replay-venv"
 SETUP_FAILED = 222
 READY = "ready.json"
-BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
 def check_isolation() -> None:
@@ -112,8 +110,9 @@ class LocalEnvironment:
         """What an install step sees of the host beyond the system: uv (read-only), its cache
         and HOME, and files that network settings name (a CA bundle, read-only)."""
         uv = uv_binary()
+        settings = set(network_variables())
         named = [value for name, value in variables.items()
-                 if name in network_variables() and os.path.isfile(value)]
+                 if name in settings and os.path.isfile(value)]
         writable = [variables["HOME"], variables["UV_CACHE_DIR"]]
         for path in writable:
             os.makedirs(path, exist_ok=True)

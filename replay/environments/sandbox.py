@@ -43,12 +43,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from replay.errors import InputError
-from replay.paths import TESTBED
-
-VENV = "/opt/replay-venv"
+from replay.paths import BASE_PATH, TESTBED, VENV
 
 SETUP_FAILED = 222
-SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 # Runs as root in the new network namespace, before bwrap drops everything. $1 is the engine's
 # PID: if the engine died before `setpriv` armed the parent-death signal, give up at once. $2 is
@@ -215,7 +212,7 @@ def _tools() -> dict[str, str]:
     for tool, package in (("bwrap", "bubblewrap"), ("setpriv", "util-linux"),
                           ("unshare", "util-linux"), ("ip", "iproute2"), ("env", "coreutils"),
                           ("sh", "dash")):
-        path = shutil.which(tool, path=SYSTEM_PATH)
+        path = shutil.which(tool, path=BASE_PATH)
         if path is None:
             raise InputError(f"containment needs `{tool}`: apt-get install -y {package}")
         found[tool] = path
