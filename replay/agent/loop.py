@@ -104,13 +104,16 @@ def task_messages(problem_statement: str, workdir: str) -> list[Message]:
     ]
 
 
+def compacted(summary: str) -> str:
+    """What tells a resumed agent that `summary` replaces its earlier work."""
+    return load_prompt("compacted").format(summary=summary)
+
+
 def resume_messages(problem_statement: str, summary: str, workdir: str) -> list[Message]:
-    """The messages of a POST continuation with the summary-only carrier."""
-    return [
-        {"role": "system", "content": load_prompt("system").format(workdir=workdir)},
-        {"role": "user", "content": load_prompt("resume").format(
-            workdir=workdir, problem_statement=problem_statement, summary=summary)},
-    ]
+    """The messages of a POST continuation with the summary-only carrier: the system prompt,
+    and one user message with the issue and the summary."""
+    system, task = task_messages(problem_statement, workdir)
+    return [system, {"role": "user", "content": f"{task['content']}\n{compacted(summary)}"}]
 
 
 def run_agent(model: Model, env: Environment, messages: list[Message], config: AgentConfig,

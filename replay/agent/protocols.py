@@ -109,6 +109,14 @@ def _message(call_id: str | None, content: str) -> Message:
     return {"role": "tool", "tool_call_id": call_id, "content": content}
 
 
+def opening(messages: list[Message]) -> list[Message]:
+    """A history's messages before its agent's first response: what told that agent how to act
+    (for mini-swe-agent, its system message and the task with the submit sentinel)."""
+    first = next((index for index, message in enumerate(messages)
+                  if message.get("role") == "assistant"), len(messages))
+    return [dict(message) for message in messages[:first]]
+
+
 def spoken(messages: list[Message], protocol: str) -> list[Message]:
     """Messages as the protocol's agent wrote and read them. For text actions, each `bash`
     call goes back into its response as a block (the fence the history's prompt names) and

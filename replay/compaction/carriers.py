@@ -7,11 +7,22 @@
   a model acknowledgement and the last ~30% of the history; opencode asks "What did we do so
   far?" and keeps recent turns; Kimi Code keeps the last two user/assistant messages.
 Tokens here are characters / 4. A kept tail never starts inside a tool call and its results.
+
+A POST speaks the protocol of its history (`History.protocol`, as PRE does), so it keeps what
+taught the history's agent that protocol. For replay's `tool-calls` that is replay's own system
+prompt (`prompts/agent/`), as above. For mini-swe-agent's protocols it is the history's own
+opening, the messages before its first response, verbatim: the system message that asks for
+exactly one bash block, and the task message with the issue and the submit sentinel
+(`echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`). Every carrier starts from that opening where a
+tool-calls POST starts from replay's system prompt; `summary-only` adds one user message that
+hands over the summary (`prompts/agent/compacted.md`: the words replay's own resume message
+ends with), and keeps nothing else of the history.
 """
 
 from __future__ import annotations
 
-from replay.agent.loop import resume_messages, task_messages
+from replay.agent.loop import compacted, resume_messages, task_messages
+from replay.agent.protocols import opening
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import Summary
 from replay.errors import InputError
@@ -60,36 +71,53 @@ def recent_users(history: list[Message], budget: int) -> list[Message]:
 
 def post_messages(summary: Summary, history: list[Message], problem_statement: str,
                   workdir: str, carrier: str = "summary-only",
-                  prompt: PromptText | None = None) -> list[Message]:
-    """The messages a POST continuation starts from (`prompt`: the one that wrote the summary)."""
+                  prompt: PromptText | None = None, protocol: str = "tool-calls") -> list[Message]:
+    """The messages a POST continuation starts from (`prompt`: the one that wrote the summary;
+    `protocol`: the history's, whose instructions are kept, see the module docstring)."""
     if carrier not in CARRIERS:
         raise InputError(f"unknown carrier {carrier!r}: use {' or '.join(CARRIERS)}")
     if summary.messages is not None:
         return summary.messages
+    if protocol == "tool-calls":
+        if carrier == "summary-only" or prompt is None:
+            return resume_messages(problem_statement, summary.text, workdir)
+        return native_messages(summary, history, task_messages(problem_statement, workdir)[:1],
+                               prompt)
+    instructions = opening(history)
+    if not instructions:
+        raise InputError(f"a {protocol} history needs the messages that opened it (its system "
+                         "prompt and task) before its first response")
     if carrier == "summary-only" or prompt is None:
-        return resume_messages(problem_statement, summary.text, workdir)
+        return [*instructions, {"role": "user", "content": compacted(summary.text)}]
+    return native_messages(summary, history, instructions, prompt)
+
+
+def native_messages(summary: Summary, history: list[Message], system: list[Message],
+                    prompt: PromptText) -> list[Message]:
+    """The `native` carrier of `prompt`'s agent, opening with `system` (the instructions the
+    continuation keeps); a message of `system` is not repeated in what the carrier keeps."""
     prompt_name = prompt.name
-    opening = task_messages(problem_statement, workdir)
-    system = opening[:1]
     if prompt_name == "claude-code":
-        return [*system, {"role": "user", "content": CLAUDE_CODE_WRAPPER + summary.text}]
-    if prompt_name == "codex":
-        users = recent_users(history, CODEX_USER_BUDGET)
+        kept: list[Message] = [{"role": "user", "content": CLAUDE_CODE_WRAPPER + summary.text}]
+    elif prompt_name == "codex":
         prefix = prompt.parts.get("summary-prefix")
         if not prefix:
             raise InputError("the codex prompt has no summary prefix: run `replay prompts sync "
                              "codex --force`")
-        return [*system, *users, {"role": "user", "content": f"{prefix}\n{summary.text}"}]
-    if prompt_name == "gemini-cli":
+        kept = [*recent_users(history, CODEX_USER_BUDGET),
+                {"role": "user", "content": f"{prefix}\n{summary.text}"}]
+    elif prompt_name == "gemini-cli":
         budget = int(0.3 * sum(tokens(m) for m in history))
-        return [*system, {"role": "user", "content": summary.text},
+        kept = [{"role": "user", "content": summary.text},
                 {"role": "assistant", "content": GEMINI_ACK}, *kept_tail(history, budget)]
-    if prompt_name == "opencode":
+    elif prompt_name == "opencode":
         budget = min(OPENCODE_BUDGET, max(2_000, sum(tokens(m) for m in history) // 4))
-        return [*system, {"role": "user", "content": "What did we do so far?"},
+        kept = [{"role": "user", "content": "What did we do so far?"},
                 {"role": "assistant", "content": summary.text}, *kept_tail(history, budget)]
-    if prompt_name == "kimi-code":
+    elif prompt_name == "kimi-code":
         last_two = [m for m in history if m.get("role") in ("user", "assistant")
                     and not m.get("tool_calls")][-2:]
-        return [*system, *last_two, {"role": "user", "content": f"{KIMI_WRAPPER}\n{summary.text}"}]
-    raise InputError(f"no native carrier for prompt {prompt_name!r}")
+        kept = [*last_two, {"role": "user", "content": f"{KIMI_WRAPPER}\n{summary.text}"}]
+    else:
+        raise InputError(f"no native carrier for prompt {prompt_name!r}")
+    return [*system, *(message for message in kept if message not in system)]

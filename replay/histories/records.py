@@ -54,7 +54,10 @@ class History(BaseModel):
     of the trajectory it was cut from; `divergences` the recorded outputs that differed from
     execution when the trajectory was imported; `protocol` how its agent spoke (tool calls, or
     mini-swe-agent's text actions or bash calls with a submit sentinel), which a continuation
-    from it speaks too (`replay.agent.protocols`).
+    from it speaks too (`replay.agent.protocols`). `provenance` says where a trajectory made
+    elsewhere came from, as its importer wrote it (`repository`, `path`, `commit`, `sha256` of
+    the trajectory file, `model`, `license`); like `model` and `source` it is not part of the
+    history's content id.
     """
 
     instance_id: str
@@ -67,6 +70,7 @@ class History(BaseModel):
     trajectory: str = ""
     divergences: list[str] = []
     protocol: str = "tool-calls"
+    provenance: dict[str, str] = {}
 
     def content_id(self) -> str:
         """sha256 of the messages, the snapshot fingerprint and the boundary rule."""

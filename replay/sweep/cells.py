@@ -210,7 +210,7 @@ def start_messages(task: CellTask, settings: Settings, summary: Summary | None) 
     if summary is None:
         return task.history.messages
     return post_messages(summary, task.history.messages, task.instance.problem_statement,
-                         TESTBED, settings.carrier, task.prompt)
+                         TESTBED, settings.carrier, task.prompt, task.history.protocol)
 
 
 def run_cell(task: CellTask, settings: Settings, store: Store,
@@ -310,7 +310,8 @@ def diagnose(trace: dict[str, Any], task: CellTask, summary: Summary | None) -> 
     found = {"steps": trace["steps"], "actions": len(actions),
              "exit_reason": trace["exit_reason"], "repeated_reads": repeated, "tests_run": tests,
              "files_edited": trace["files_edited"], "input_tokens": trace["input_tokens"],
-             "output_tokens": trace["output_tokens"], "cost": trace["cost"]}
+             "output_tokens": trace["output_tokens"], "cost": trace["cost"],
+             "protocol": trace.get("protocol", "tool-calls")}
     if summary is not None:
         found["summary"] = summary_keeps(summary, task.instance)
     return found

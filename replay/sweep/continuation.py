@@ -3,8 +3,14 @@
 PRE and POST differ only in the messages the agent starts from; both restore the same snapshot
 and are graded by the same judge in the same environment (the shared directory).
 
+A continuation speaks its history's protocol (`History.protocol`: replay's tool calls, or
+mini-swe-agent's text actions or bash calls ending at its submit sentinel), in PRE and POST
+alike and with the same step limit; its trace records the protocol.
+
 A continuation is identified by what determines it: the instance, the snapshot, the starting
-messages, the agent (model and settings) and the sample index. A finished one is kept in the
+messages, the protocol, the agent (model and settings) and the sample index. The protocol
+enters the key only when it is not `tool-calls`, so the keys of continuations kept before it
+was part of them stay valid. A finished one is kept in the
 store and returned again without running anything: tool outputs such as test timings differ from
 run to run, so a re-run could not be answered from the model cache alone. One that ended in a
 harness fault is not kept, and runs again next time.
@@ -77,6 +83,8 @@ def continuation_key(instance: Instance, history: History, messages: list[Messag
     content = {"instance": instance.instance_id, "snapshot": history.snapshot.fingerprint,
                "messages": messages, "agent": agent_id, "config": asdict(config),
                "seed_index": seed_index}
+    if history.protocol != "tool-calls":
+        content["protocol"] = history.protocol
     text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -91,11 +99,12 @@ def continue_and_grade(instance: Instance, history: History, env: Environment, r
     if kept is not None:
         return kept
     result = Continuation(key, instance.instance_id, arm, None,
-                          Trace(messages=messages, start_index=len(messages)), None, None,
-                          artifacts)
+                          Trace(messages=messages, start_index=len(messages),
+                                protocol=history.protocol), None, None, artifacts)
     try:
         env.restore(history.snapshot)
-        result.trace = run_agent(model, env, messages, config, result.trace_path, seed_index)
+        result.trace = run_agent(model, env, messages, config, result.trace_path, seed_index,
+                                 protocol=history.protocol)
         if result.trace.exit_reason == "error":
             result.error = result.trace.error
             return result
