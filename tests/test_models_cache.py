@@ -114,7 +114,7 @@ def test_a_file_that_is_not_sqlite_is_an_input_error(tmp_path: Path) -> None:
         CallCache(path)
 
 
-def test_each_call_keeps_its_latency_and_an_older_store_gains_the_column(db: Path) -> None:
+def test_each_call_keeps_its_latency_and_an_older_store_gains_the_columns(db: Path) -> None:
     db.parent.mkdir(parents=True)
     old = sqlite3.connect(db)
     old.execute("CREATE TABLE model_calls (key TEXT PRIMARY KEY, alias TEXT NOT NULL, provider "
@@ -135,3 +135,5 @@ def test_each_call_keeps_its_latency_and_an_older_store_gains_the_column(db: Pat
     rows = dict(sqlite3.connect(db).execute("SELECT key, seconds FROM model_calls"))
     assert rows.pop("old") is None
     assert list(rows.values()) == [pytest.approx(response.latency)]
+    writes = dict(sqlite3.connect(db).execute("SELECT key, cache_write_tokens FROM model_calls"))
+    assert writes.pop("old") == 0  # no prompt cache writes were reported before the column

@@ -63,7 +63,7 @@ def test_anthropic_converts_history_and_reply(cache: CallCache) -> None:
 
     body = received.body
     assert received.path == "/v1/messages" and received.api_key == FAKE_KEY
-    assert body["system"] == "You are a careful engineer."
+    assert [block["text"] for block in body["system"]] == ["You are a careful engineer."]
     assert "seed" not in body and body["max_tokens"] > 0 and body["temperature"] == 0.0
     assert body["tools"][0]["input_schema"] == BASH_TOOL["function"]["parameters"]
     assert [turn["role"] for turn in body["messages"]] == ["user", "assistant", "user"]
@@ -71,7 +71,8 @@ def test_anthropic_converts_history_and_reply(cache: CallCache) -> None:
     assert tool_use_ids == ["functions_bash_0", "call_2"]
     results = body["messages"][2]["content"]
     assert [b.get("tool_use_id") for b in results] == ["functions_bash_0", "call_2", None]
-    assert results[2] == {"type": "text", "text": "Continue."}
+    assert results[2] == {"type": "text", "text": "Continue.",
+                          "cache_control": {"type": "ephemeral"}}  # see test_prompt_caching.py
     [call] = response.message["tool_calls"]
     assert json.loads(call["function"]["arguments"]) == {"command": "pytest"}
     assert response.finish_reason == "tool_use"
@@ -127,14 +128,16 @@ def test_an_exhausted_script_serves_its_default(cache: CallCache) -> None:
 
 
 def test_usage_cost_and_per_client_counters(cache: CallCache) -> None:
-    usage = {"input_tokens": 1000, "output_tokens": 200, "cached_tokens": 400}
+    usage = {"input_tokens": 1000, "output_tokens": 200, "cached_tokens": 400,
+             "cache_write_tokens": 0}
     with ScriptedServer(Script([{"content": "ok", "usage": usage}])) as server:
         spec = server.spec(provider="anthropic", price_in=3.0, price_out=15.0)
         with make_client(spec, cache) as client, make_client(spec, cache) as other:
             response = client.complete(ChatRequest(messages=[{"role": "user", "content": "q"}]))
             client.complete(ChatRequest(messages=[{"role": "user", "content": "q"}]))
     assert response.usage.model_dump() == usage
-    assert response.cost == pytest.approx((1000 * 3.0 + 200 * 15.0) / 1e6)
+    # cache reads at a tenth of the input price (see test_prompt_caching.py)
+    assert response.cost == pytest.approx((600 * 3.0 + 400 * 0.3 + 200 * 15.0) / 1e6)
     assert (client.stats.calls, client.stats.cache_hits, client.stats.input_tokens) == (1, 1, 1000)
     assert client.stats.cost == pytest.approx(response.cost)
     assert other.stats.calls == 0

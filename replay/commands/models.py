@@ -35,6 +35,7 @@ class ModelRow:
     key_env: str
     key_set: bool | None
     settings: str = ""
+    price_cached_in: float = 0.0
 
 
 def settings_text(spec: ModelSpec) -> str:
@@ -50,7 +51,8 @@ def models_table(user_file: Path | None) -> list[ModelRow]:
     return [
         ModelRow(alias, spec.provider, spec.model, spec.base_url, spec.context_window,
                  spec.price_in, spec.price_out, spec.key_env,
-                 key_is_set(spec.key_env) if spec.key_env else None, settings_text(spec))
+                 key_is_set(spec.key_env) if spec.key_env else None, settings_text(spec),
+                 spec.cached_price())
         for alias, spec in sorted(registry.items())
     ]
 
@@ -58,9 +60,9 @@ def models_table(user_file: Path | None) -> list[ModelRow]:
 def models_command(user_file: Path | None, console: Console | None = None) -> None:
     """Print the model aliases as a table."""
     table = Table(title="models (prices: USD per million tokens, list prices to check)")
-    for column in ("alias", "provider", "model", "base URL", "context", "in $", "out $", "key",
-                   "settings"):
-        numeric = column in ("context", "in $", "out $")
+    for column in ("alias", "provider", "model", "base URL", "context", "in $", "cached in $",
+                   "out $", "key", "settings"):
+        numeric = column in ("context", "in $", "cached in $", "out $")
         table.add_column(column, justify="right" if numeric else "left", overflow="fold")
     for row in models_table(user_file):
         if row.key_set is None:
@@ -71,7 +73,7 @@ def models_command(user_file: Path | None, console: Console | None = None) -> No
         table.add_row(*(Text(value) for value in (
             row.alias, row.provider, row.model, row.base_url,
             f"{row.context_window:,}" if row.context_window else "?", f"{row.price_in:.2f}",
-            f"{row.price_out:.2f}")), key, Text(row.settings))
+            f"{row.price_cached_in:.3f}", f"{row.price_out:.2f}")), key, Text(row.settings))
     (console or Console()).print(table)
 
 

@@ -5,6 +5,11 @@ Conversion: system messages join into the top-level `system`; assistant tool cal
 one role merge (the API wants strict alternation); empty messages are dropped. Tool call ids are
 reduced to the characters the API accepts, the same way on both sides of a call. Arguments that
 are not a JSON object are passed as `{"raw_arguments": text}`.
+
+Prompt caching: every request marks at most four `cache_control` breakpoints (the API's limit),
+so that the provider caches the prefix up to each and a later request sharing it reads it back
+at a tenth of the input price (`breakpoints`). A prefix shorter than the model's minimum is
+simply not cached; the marks change neither the prompt nor the call cache's key.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec, T
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 8192  # the API requires max_tokens; used when neither request nor spec set it
 TOOL_CHOICE = {"auto": "auto", "required": "any", "none": "none"}  # OpenAI's words, Anthropic's
+EPHEMERAL = {"type": "ephemeral"}  # a 5-minute prompt cache breakpoint
+MAX_BREAKPOINTS = 4
 
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -48,7 +55,7 @@ class AnthropicProvider:
 
 
 def request_body(spec: ModelSpec, request: ChatRequest) -> dict[str, Any]:
-    """The JSON body of a Messages API request."""
+    """The JSON body of a Messages API request, with its prompt cache breakpoints."""
     system, messages = convert_messages(request.messages)
     body: dict[str, Any] = {
         **request.extra_body,
@@ -57,14 +64,51 @@ def request_body(spec: ModelSpec, request: ChatRequest) -> dict[str, Any]:
         "messages": messages,
     }
     if system:
-        body["system"] = system
+        body["system"] = [{"type": "text", "text": system}]
     if request.tools:
         body["tools"] = [convert_tool(tool) for tool in request.tools]
         if request.tool_choice is not None:
             body["tool_choice"] = {"type": TOOL_CHOICE[request.tool_choice]}
     if request.temperature is not None:
         body["temperature"] = request.temperature
+    for block in breakpoints(body, _block_count(request.messages[:-1])):
+        block["cache_control"] = dict(EPHEMERAL)
     return body
+
+
+def breakpoints(body: dict[str, Any], earlier_blocks: int) -> list[dict[str, Any]]:
+    """The blocks of `body` to mark as prompt cache breakpoints, at most `MAX_BREAKPOINTS`.
+
+    The API caches tools, then system, then messages, and finds a cached prefix at a breakpoint
+    or up to 20 blocks before one. Marked, in this order:
+    - the system text (or the last tool when there is none): the head every request of an
+      agent shares, PRE or POST, whatever follows;
+    - the last block of the request: what the next agent step resends and extends;
+    - the last block of the turn two turns back, where the previous agent step's request ended
+      (the tool results before the model's reply), so a step reads it however many blocks the
+      reply and its results added;
+    - the last block of all messages but the last (`earlier_blocks` of them): the history that
+      a summarizer's prompt follows, shared by the summaries of one history and with PRE.
+    """
+    marks: list[dict[str, Any]] = []
+    head = body.get("system") or body.get("tools") or []
+    if head:
+        marks.append(head[-1])
+    blocks = [block for turn in body["messages"] for block in turn["content"]]
+    chosen = [blocks[-1]]
+    if len(body["messages"]) >= 3:
+        chosen.append(body["messages"][-3]["content"][-1])
+    if earlier_blocks:
+        chosen.append(blocks[earlier_blocks - 1])
+    for block in chosen:
+        if all(block is not mark for mark in marks):
+            marks.append(block)
+    return marks[:MAX_BREAKPOINTS]
+
+
+def _block_count(messages: list[Message]) -> int:
+    """How many message blocks `messages` become (their system text aside)."""
+    return sum(len(turn["content"]) for turn in convert_messages(messages)[1]) if messages else 0
 
 
 def convert_messages(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
@@ -136,7 +180,9 @@ def parse_reply(spec: ModelSpec, body: dict[str, Any]) -> ChatResponse:
 
 
 def parse_usage(raw: Any) -> Usage:
-    """Token counts; the prompt total adds cache reads and writes to the uncached input."""
+    """Token counts: the prompt total adds the prompt cache's reads
+    (`cache_read_input_tokens`) and writes (`cache_creation_input_tokens`) to the input the
+    API counts apart from them (`input_tokens`)."""
     if not isinstance(raw, dict):
         return Usage()
 
@@ -144,11 +190,12 @@ def parse_usage(raw: Any) -> Usage:
         value = raw.get(name)
         return value if isinstance(value, int) and value >= 0 else 0
 
-    cached = count("cache_read_input_tokens")
+    cached, written = count("cache_read_input_tokens"), count("cache_creation_input_tokens")
     return Usage(
-        input_tokens=count("input_tokens") + cached + count("cache_creation_input_tokens"),
+        input_tokens=count("input_tokens") + cached + written,
         output_tokens=count("output_tokens"),
         cached_tokens=cached,
+        cache_write_tokens=written,
     )
 
 

@@ -6,6 +6,10 @@ when set) and the caller's seed index: confirmation runs 0, 1, 2 are different s
 repeated run is answered from here for free. Only the request body is stored, never headers,
 so keys never reach the file.
 
+Each call keeps its usage: `cached_tokens` and `cache_write_tokens` are the prompt tokens the
+provider read from and wrote to its own prompt cache when the call was made. A reply answered
+from this table is replayed from the call cache: no provider was called, nothing was billed.
+
 Requests the server refused for their content are kept too, in `model_refusals`, keyed by the
 content without the seed: a refusal does not depend on the sample, so the same request at
 another seed is refused from here without being sent.
@@ -44,7 +48,8 @@ CREATE TABLE IF NOT EXISTS model_calls (
     cached_tokens INTEGER NOT NULL,
     cost REAL NOT NULL,
     created_at TEXT NOT NULL,
-    seconds REAL
+    seconds REAL,
+    cache_write_tokens INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS model_refusals (
     key TEXT PRIMARY KEY,
@@ -94,11 +99,17 @@ def cache_key(content: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
 
 
-def _add_seconds(db: sqlite3.Connection) -> None:
-    """Stores made before calls were timed get the `seconds` column (NULL for their rows)."""
+# Columns added since the first stores: a store made before gets them, its rows NULL (no time
+# measured) and 0 (no cache writes reported).
+_ADDED_COLUMNS = (("seconds", "REAL"), ("cache_write_tokens", "INTEGER NOT NULL DEFAULT 0"))
+
+
+def _add_columns(db: sqlite3.Connection) -> None:
+    """Give a store made before them the columns added since (`_ADDED_COLUMNS`)."""
     columns = {row[1] for row in db.execute("PRAGMA table_info(model_calls)")}
-    if "seconds" not in columns:
-        db.execute("ALTER TABLE model_calls ADD COLUMN seconds REAL")
+    for name, kind in _ADDED_COLUMNS:
+        if name not in columns:
+            db.execute(f"ALTER TABLE model_calls ADD COLUMN {name} {kind}")
 
 
 class CallCache:
@@ -117,7 +128,7 @@ class CallCache:
             self._db.execute("PRAGMA journal_mode=WAL")
             with self._db:
                 self._db.executescript(_SCHEMA)
-                _add_seconds(self._db)
+                _add_columns(self._db)
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise InputError(f"{self.path} is not a usable SQLite database: {exc}") from None
@@ -146,12 +157,14 @@ class CallCache:
             canonical_json(content), response.model_dump_json(exclude={"from_cache"}),
             usage.input_tokens, usage.output_tokens, usage.cached_tokens, response.cost,
             datetime.now(UTC).isoformat(timespec="seconds"), response.latency,
+            usage.cache_write_tokens,
         )
         with self._lock, self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO model_calls (key, alias, provider, model, seed_index,"
                 " request_json, response_json, input_tokens, output_tokens, cached_tokens, cost,"
-                " created_at, seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " created_at, seconds, cache_write_tokens)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row,
             )
 

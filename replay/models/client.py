@@ -28,7 +28,9 @@ DEFAULT_TIMEOUT = 600.0  # seconds one attempt waits for the server, unless the 
 
 @dataclass
 class ClientStats:
-    """What one client did: provider calls with their tokens and cost, and cache hits."""
+    """What one client did: provider calls with their tokens, cost and what the provider's
+    prompt cache saved on them (`cached_tokens` read from it, `cache_write_tokens` written to
+    it); `cache_hits` are replies replayed from the call cache, which cost nothing."""
 
     calls: int = 0
     cache_hits: int = 0
@@ -36,7 +38,9 @@ class ClientStats:
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
     cost: float = 0.0
+    saved: float = 0.0
 
 
 def make_provider(spec: ModelSpec) -> Provider:
@@ -129,8 +133,9 @@ class ModelClient:
         response = self._send(request, content)
         self.cache.put(key, self.spec, content, response)
         self._count(response)
-        logger.debug("model %s: %d in, %d out, $%.4f", self.spec.alias,
-                     response.usage.input_tokens, response.usage.output_tokens, response.cost)
+        logger.debug("model %s: %d in (%d cached), %d out, $%.4f", self.spec.alias,
+                     response.usage.input_tokens, response.usage.cached_tokens,
+                     response.usage.output_tokens, response.cost)
         return response
 
     def _send(self, request: ChatRequest, content: dict[str, object]) -> ChatResponse:
@@ -173,4 +178,6 @@ class ModelClient:
             self.stats.input_tokens += response.usage.input_tokens
             self.stats.output_tokens += response.usage.output_tokens
             self.stats.cached_tokens += response.usage.cached_tokens
+            self.stats.cache_write_tokens += response.usage.cache_write_tokens
             self.stats.cost += response.cost
+            self.stats.saved += self.spec.saving(response.usage)

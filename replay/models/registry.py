@@ -13,9 +13,9 @@ provider's own endpoint and key variable are used (OPENAI_API_KEY, ANTHROPIC_API
 @BASE_URL no key is sent unless #KEY_ENV names the variable that holds one. MODEL may contain
 `/`, `:` and `@` but not `://`, `#`, `?` or spaces (only an `@` followed by http:// or https://
 starts the URL). SETTINGs are the fields of a models.toml table (`timeout`, `deadline`,
-`tool_choice`, `temperature`, `max_tokens`, `context_window`, `price_in`, `price_out`) and
-`extra_body.NAME` for a field added to every request body (its VALUE read as JSON when it is
-JSON, else as text). Examples:
+`tool_choice`, `temperature`, `max_tokens`, `context_window`, `price_in`, `price_out`,
+`price_cached_in`) and `extra_body.NAME` for a field added to every request body (its VALUE
+read as JSON when it is JSON, else as text). Examples:
 
     openai:Qwen/Qwen2.5-7B-Instruct@http://127.0.0.1:8000/v1     (vLLM, SGLang)
     openai:qwen2.5:7b@http://127.0.0.1:11434/v1                   (Ollama)
@@ -48,7 +48,7 @@ _ADHOC = re.compile(
     r"(?:\?(?P<settings>\S+))?"
 )
 SETTINGS = ("timeout", "deadline", "tool_choice", "temperature", "max_tokens", "context_window",
-            "price_in", "price_out")
+            "price_in", "price_out", "price_cached_in")
 EXTRA = "extra_body."
 _OFFICIAL = {
     "openai": ("https://api.openai.com/v1", "OPENAI_API_KEY"),

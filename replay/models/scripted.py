@@ -14,7 +14,8 @@ Two behaviours of real servers can be switched on: `context_window` (with `diale
 `replay.models.refusals`) refuses a request whose prompt (4 characters a token) does not fit,
 with the 400 body that server sends; `tools_need_choice` serves the tool calls of its turns as
 text unless the request sets `tool_choice`, as a llama.cpp server whose chat template drops the
-tools does (ggml-org/llama.cpp issue #27129).
+tools does (ggml-org/llama.cpp issue #27129); `prompt_cache` plays the providers' prompt caches
+(`replay.models.prompt_cache`) in the usage of turns that script none.
 
 `ScriptedModel` serves the same scripts without sockets, for fast unit tests.
 """
@@ -30,6 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from replay.models.cache import canonical_json
+from replay.models.prompt_cache import PromptCaches
 from replay.models.refusals import DIALECTS, context_refusal, exceeds
 from replay.models.scripts import (
     Script,
@@ -76,7 +78,7 @@ class ScriptedServer:
 
     def __init__(self, *scripts: Script, api_key: str | None = None,
                  context_window: int | None = None, dialect: str = "openai",
-                 tools_need_choice: bool = False) -> None:
+                 tools_need_choice: bool = False, prompt_cache: bool = False) -> None:
         if dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r}: use one of {', '.join(DIALECTS)}")
         self.book = ScriptBook(scripts)
@@ -84,6 +86,7 @@ class ScriptedServer:
         self.context_window = context_window
         self.dialect = dialect
         self.tools_need_choice = tools_need_choice
+        self.prompt_caches = PromptCaches() if prompt_cache else None
         self._received: list[ReceivedRequest] = []
         self._lock = threading.Lock()
         self._http: _HTTPServer | None = None
@@ -232,6 +235,9 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "slow":
             time.sleep(turn["seconds"])
         usage = turn_usage(turn, request_chars)
+        caches = self.server.owner.prompt_caches
+        if caches is not None and "usage" not in turn:
+            usage = caches.usage(wire, body, usage)
         render = _openai_reply if wire == "openai" else _anthropic_reply
         self._send(200, json.dumps(render(turn, body["model"], usage)).encode(), {})
 
@@ -269,7 +275,10 @@ def _openai_reply(turn: Turn, model: str, usage: Usage) -> dict[str, Any]:
             "prompt_tokens": usage.input_tokens,
             "completion_tokens": usage.output_tokens,
             "total_tokens": usage.input_tokens + usage.output_tokens,
-            "prompt_tokens_details": {"cached_tokens": usage.cached_tokens},
+            "prompt_tokens_details": {"cached_tokens": usage.cached_tokens, "audio_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+                                          "accepted_prediction_tokens": 0,
+                                          "rejected_prediction_tokens": 0},
         },
     }
 
@@ -290,11 +299,15 @@ def _anthropic_reply(turn: Turn, model: str, usage: Usage) -> dict[str, Any]:
         "content": content,
         "stop_reason": _STOP_REASONS.get(finish, finish),
         "stop_sequence": None,
-        "usage": {
-            "input_tokens": max(0, usage.input_tokens - usage.cached_tokens),
-            "output_tokens": usage.output_tokens,
+        "usage": {  # input_tokens counts only the input after the last breakpoint
+            "input_tokens": max(0, usage.input_tokens - usage.cached_tokens
+                                - usage.cache_write_tokens),
+            "cache_creation_input_tokens": usage.cache_write_tokens,
             "cache_read_input_tokens": usage.cached_tokens,
-            "cache_creation_input_tokens": 0,
+            "cache_creation": {"ephemeral_5m_input_tokens": usage.cache_write_tokens,
+                               "ephemeral_1h_input_tokens": 0},
+            "output_tokens": usage.output_tokens,
+            "service_tier": "standard",
         },
     }
 

@@ -5,7 +5,8 @@ A script is a list of turns served in order to the requests its rule matches. A 
 - a reply, in OpenAI form: `{"content": "text", "tool_calls": [...]}`; a tool call may leave out
   `id` and `type` and may give `arguments` as an object: `{"function": {"name": "bash",
   "arguments": {"command": "ls"}}}`. Optional `finish_reason` (OpenAI word) and `usage`
-  (`input_tokens`, `output_tokens`, `cached_tokens`; estimated from text lengths otherwise).
+  (`input_tokens`, `output_tokens`, `cached_tokens`, `cache_write_tokens`; estimated from text
+  lengths otherwise).
 - a fault: `{"fault": "429", "retry_after": 1}` or any HTTP status (`"500"`, `"401"`, with an
   optional `"message"`, or a `"body"` sent byte for byte as a real server's);
   `{"fault": "slow", "seconds": 2}` (answers, with the turn's reply fields, only after the

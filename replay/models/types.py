@@ -19,6 +19,16 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 OWN_FIELDS = ("model", "messages", "tools", "tool_choice", "temperature", "max_tokens", "seed",
               "system", "stream")
 ToolChoice = Literal["auto", "required", "none"]
+# What input read from a provider's prompt cache costs, as a share of `price_in`, where a spec
+# sets no `price_cached_in`: Anthropic bills cache reads at 0.1x the base input price (its
+# prompt caching docs, for every model); for OpenAI-compatible servers 0.5, the discount OpenAI
+# announced with automatic prompt caching (newer models and other providers publish their own
+# rates: the built-in aliases set them).
+CACHE_READ_SHARE = {"anthropic": 0.1, "openai": 0.5}
+# What input written to the prompt cache costs, as a share of `price_in`: Anthropic bills its
+# 5-minute cache writes at 1.25x; OpenAI-compatible servers cache automatically and report no
+# writes.
+CACHE_WRITE_SHARE = {"anthropic": 1.25, "openai": 1.0}
 
 
 class ModelSpec(BaseModel):
@@ -27,7 +37,9 @@ class ModelSpec(BaseModel):
     `base_url` ends before the API path: `https://api.openai.com/v1` for OpenAI-compatible
     servers (`/chat/completions` is appended), `https://api.anthropic.com/v1` for Anthropic
     (`/messages` is appended). `key_env` names the environment variable holding the key; it is
-    empty for local servers that take none. Prices are USD per million tokens. `deadline` is how
+    empty for local servers that take none. Prices are USD per million tokens; `price_cached_in`
+    is the price of input read from the provider's prompt cache (None: `price_in` times
+    `CACHE_READ_SHARE` of the provider). `deadline` is how
     many seconds one call to this model may take, all its retries included, when the command
     gives no `--call-deadline` (default 900, or `timeout` when that is longer).
 
@@ -49,6 +61,7 @@ class ModelSpec(BaseModel):
     context_window: int | None = Field(default=None, gt=0)
     price_in: float = Field(default=0.0, ge=0)
     price_out: float = Field(default=0.0, ge=0)
+    price_cached_in: float | None = Field(default=None, ge=0)
     temperature: float | None = Field(default=None, ge=0)
     max_tokens: int | None = Field(default=None, gt=0)
     deadline: float | None = Field(default=None, gt=0)
@@ -88,9 +101,27 @@ class ModelSpec(BaseModel):
     def __hash__(self) -> int:  # extra_body is a dict: hash the spec by its JSON
         return hash(self.model_dump_json())
 
+    def cached_price(self) -> float:
+        """USD per million input tokens read from the provider's prompt cache."""
+        if self.price_cached_in is not None:
+            return self.price_cached_in
+        return self.price_in * CACHE_READ_SHARE[self.provider]
+
     def cost(self, usage: Usage) -> float:
-        """USD cost of one call with this usage at the spec's list prices."""
-        return (usage.input_tokens * self.price_in + usage.output_tokens * self.price_out) / 1e6
+        """USD cost of one call with this usage at the spec's list prices: input read from the
+        provider's prompt cache at the cached price, input written to it at the provider's
+        write price, the rest of the prompt at `price_in`."""
+        fresh = max(0, usage.input_tokens - usage.cached_tokens - usage.cache_write_tokens)
+        write_price = self.price_in * CACHE_WRITE_SHARE[self.provider]
+        return (fresh * self.price_in + usage.cached_tokens * self.cached_price()
+                + usage.cache_write_tokens * write_price
+                + usage.output_tokens * self.price_out) / 1e6
+
+    def saving(self, usage: Usage) -> float:
+        """USD that prompt caching saved on one call: its cost with the whole prompt at
+        `price_in`, minus its cost. Negative when cache writes were not read back."""
+        uncached = (usage.input_tokens * self.price_in + usage.output_tokens * self.price_out)
+        return uncached / 1e6 - self.cost(usage)
 
 
 class ChatRequest(BaseModel):
@@ -113,13 +144,16 @@ class ChatRequest(BaseModel):
 
 
 class Usage(BaseModel):
-    """Tokens of one call. `input_tokens` counts the whole prompt, cached part included."""
+    """Tokens of one call. `input_tokens` counts the whole prompt, cached part included;
+    `cached_tokens` of it were read from the provider's prompt cache and `cache_write_tokens`
+    written to it (Anthropic reports writes; they cost more than plain input)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     input_tokens: int = Field(default=0, ge=0)
     output_tokens: int = Field(default=0, ge=0)
     cached_tokens: int = Field(default=0, ge=0)
+    cache_write_tokens: int = Field(default=0, ge=0)
 
 
 class ChatResponse(BaseModel):

@@ -8,6 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from replay.report.spend import run_spend, spend_markdown
 from replay.report.tables import (
     DIAGNOSTICS,
     Report,
@@ -39,6 +40,7 @@ def to_json(report: Report) -> dict[str, Any]:
                       for (instance, summarizer, seed), share in report.retention.items()],
         "prompts": [asdict(row) for row in report.prompts],
         "cells": diagnostics(report),
+        "spend": run_spend(report.cells).to_json(),
     }
 
 
@@ -66,6 +68,7 @@ def to_markdown(report: Report) -> str:
                        [[row.prompt, ", ".join(row.summarizers),
                          _fraction(row.post_pass, row.pre_pass), retention_text(row.retention)]
                         for row in report.prompts])
+    lines += ["", "## Cost", "", *spend_markdown(run_spend(report.cells))]
     lines += ["", "## Diagnostics", ""]
     rows = diagnostics(report)
     lines += _md_table(list(DIAGNOSTICS), [[row[c] for c in DIAGNOSTICS] for row in rows])

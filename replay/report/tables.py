@@ -15,6 +15,7 @@ from rich.text import Text
 
 from replay.compaction.summarize import parse_summarizer
 from replay.measures.runs import kept_scores, summarizer_means
+from replay.report.spend import run_spend, spend_line
 from replay.store import Store
 from replay.sweep.labels import PRE_PASS, Outcome, outcomes, validations
 from replay.sweep.plan import CellId, CellResult, Plan, load_cells, require_run
@@ -231,6 +232,7 @@ def render(report: Report, console: Console, cells: bool = False) -> None:
     if not report.retention:
         console.print(Text(f"retention: `replay retention {report.run}` scores the summaries",
                            style="dim"))
+    console.print(Text(spend_line(report.run, run_spend(report.cells))))
     if cells:
         console.print(cells_table(report))
 

@@ -1,10 +1,12 @@
 """Progress of a sweep: a live rich display on a terminal, one plain line per event elsewhere.
 
 The display counts cells (done of all, running, errors, refused), then the labels of the run's
-(instance, summarizer) pairs so far, the tokens and cost of the model calls made so far (calls
-answered from the cache cost nothing), and the time left: the mean duration of the cells this
-command ran, times the cells left, over the workers. A line says each time a model call is
-retried: which model at which endpoint, the attempt and why it failed.
+(instance, summarizer) pairs so far, the tokens and cost of the model calls made so far with the
+share of their prompts the providers read from their prompt caches and what that saved
+(replies replayed from the call cache cost nothing and count nothing), and the time left: the
+mean duration of the cells this command ran, times the cells left, over the workers. A line
+says each time a model call is retried: which model at which endpoint, the attempt and why it
+failed. Without a terminal, a last line gives the counters when the sweep ends.
 
 Every text that comes from outside (instance names, summarizers, errors) is printed as text,
 never read as rich markup.
@@ -21,6 +23,7 @@ from rich.text import Text
 
 from replay.judge.validate import Validation
 from replay.models.retry import RetryNotice
+from replay.models.spend import Spend
 from replay.sweep.cells import CellTask
 from replay.sweep.labels import LABELS
 from replay.sweep.plan import CellId, CellResult
@@ -42,8 +45,7 @@ class SweepProgress:
         self.done = self.failed = self.refused = 0
         self.running: set[CellId] = set()
         self.durations: list[float] = []  # seconds of the cells this command ran
-        self.input_tokens = self.output_tokens = 0
-        self.cost = 0.0
+        self.spend = Spend()
         self.labels: Counter[str] = Counter()
         self._live: Progress | None = None
         self._task = None
@@ -63,6 +65,8 @@ class SweepProgress:
     def __exit__(self, *exc: object) -> None:
         if self._live is not None:
             self._live.stop()
+        elif not self.quiet and self.done:
+            self._line(f"[{self.done}/{self.total} cells] {self.status()}")
 
     def planned(self, cells: int) -> None:
         """How many cells will finish (those of valid instances), once validation is done."""
@@ -97,9 +101,7 @@ class SweepProgress:
         if not result.reused and result.seconds > 0:
             self.durations.append(result.seconds)
         self.labels = labels
-        self.input_tokens += int(result.spent.get("input_tokens", 0))
-        self.output_tokens += int(result.spent.get("output_tokens", 0))
-        self.cost += result.spent.get("cost", 0.0)
+        self.spend.add(result.spent)
         if self._live is not None:
             self._live.advance(self._task)
             self._refresh()
@@ -127,11 +129,9 @@ class SweepProgress:
         """The counters as one line: cells, then pairs, then spend."""
         labels = ", ".join(f"{name} {self.labels[name]}" for name in LABELS
                            if self.labels.get(name))
-        spend = (f"{_tokens(self.input_tokens)} tokens in, {_tokens(self.output_tokens)} out, "
-                 f"${self.cost:.4f}")
         refused = f", {self.refused} refused" if self.refused else ""
         return (f"cells running {len(self.running)}, errors {self.failed}{refused} | "
-                f"pairs: {labels or 'none labelled yet'} | {spend}")
+                f"pairs: {labels or 'none labelled yet'} | {self.spend.text()}")
 
     def _refresh(self) -> None:
         if self._live is not None:
@@ -153,7 +153,3 @@ def verdict(result: CellResult) -> str:
 
 def _clock(seconds: float) -> str:
     return str(timedelta(seconds=round(seconds)))
-
-
-def _tokens(count: int) -> str:
-    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)

@@ -93,7 +93,9 @@ class Gates:
 
 
 class Metered:
-    """A model client behind its provider's gate that counts new spend (and keeps the calls)."""
+    """A model client behind its provider's gate that counts new spend (and keeps the calls):
+    tokens, the part of the prompts read from and written to the provider's prompt cache, cost
+    and what prompt caching saved. Replies replayed from the call cache count nothing."""
 
     def __init__(self, client: ModelClient, gate: threading.Semaphore,
                  spent: dict[str, float], calls: list[Any] | None) -> None:
@@ -112,9 +114,13 @@ class Metered:
                 self.calls.append((self.client.spec, request, seed_index, refused))
             raise
         if not response.from_cache:
-            for name, value in (("input_tokens", response.usage.input_tokens),
-                                ("output_tokens", response.usage.output_tokens),
-                                ("cost", response.cost)):
+            usage = response.usage
+            for name, value in (("input_tokens", usage.input_tokens),
+                                ("output_tokens", usage.output_tokens),
+                                ("cached_tokens", usage.cached_tokens),
+                                ("cache_write_tokens", usage.cache_write_tokens),
+                                ("cost", response.cost),
+                                ("saved", self.client.spec.saving(usage))):
                 self.spent[name] = self.spent.get(name, 0) + value
         if self.calls is not None:
             self.calls.append((self.client.spec, request, seed_index, response))
