@@ -24,6 +24,7 @@ from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.models.types import ChatRequest, ModelSpec, Usage
+from replay.models.wire_checks import anthropic_problem
 from replay.sweep.plan import CellId, CellResult
 from replay.sweep.progress import SweepProgress
 
@@ -62,6 +63,11 @@ def test_anthropic_breakpoints_sit_where_intended(tmp_path: Path) -> None:
     assert marked(bodies[1]) == ["tool 0", "turn 0 block 0", "turn 2 block 1", "turn 2 block 2"]
     assert marked(bodies[2]) == ["system 0", "turn 0 block 0"]
     assert all(len(marked(body)) <= anthropic.MAX_BREAKPOINTS for body in bodies)
+    # one more mark is what the API refuses, and so does the scripted server
+    assert anthropic_problem(bodies[0]) is None
+    bodies[0]["messages"][1]["content"][0]["cache_control"] = EPHEMERAL
+    assert anthropic_problem(bodies[0]) == ("A maximum of 4 blocks with cache_control may be "
+                                            "provided. Found 5.")
 
 
 def test_usage_is_parsed_as_the_providers_send_it() -> None:

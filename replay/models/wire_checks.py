@@ -1,12 +1,15 @@
 """What the real APIs reject with HTTP 400, checked by the scripted server.
 
 Only the rules a converter can break are checked: roles, alternation, tool calls answered by
-tool results with matching ids, required fields. Each check returns the problem or None.
+tool results with matching ids, required fields, at most four prompt cache breakpoints. Each
+check returns the problem or None.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+MAX_CACHE_MARKS = 4  # the Messages API's limit of prompt cache breakpoints
 
 
 def openai_problem(body: dict[str, Any]) -> str | None:
@@ -49,6 +52,10 @@ def anthropic_problem(body: dict[str, Any]) -> str | None:
     for tool in body.get("tools") or []:
         if not isinstance(tool, dict) or "name" not in tool or "input_schema" not in tool:
             return "tools: each tool needs name and input_schema"
+    marks = _cache_marks(body)
+    if marks > MAX_CACHE_MARKS:
+        return (f"A maximum of {MAX_CACHE_MARKS} blocks with cache_control may be provided. "
+                f"Found {marks}.")
     tool_uses: set[str] = set()
     for index, message in enumerate(messages):
         problem = _turn_problem(index, message, tool_uses)
@@ -57,6 +64,16 @@ def anthropic_problem(body: dict[str, Any]) -> str | None:
         tool_uses = {block["id"] for block in message["content"] if block["type"] == "tool_use"} \
             if isinstance(message["content"], list) else set()
     return None
+
+
+def _cache_marks(body: dict[str, Any]) -> int:
+    """How many tools, system blocks and message blocks carry `cache_control`."""
+    system = body.get("system") if isinstance(body.get("system"), list) else []
+    blocks = [*(body.get("tools") or []), *system]
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        blocks += content if isinstance(content, list) else []
+    return sum(1 for block in blocks if isinstance(block, dict) and "cache_control" in block)
 
 
 def _turn_problem(index: int, message: Any, tool_uses: set[str]) -> str | None:
