@@ -64,7 +64,7 @@ def validate_command(instances: list[Instance], store_path: Path, mirrors: Path 
                      rebuild: bool, console: Console, backend: str = "local",
                      base_image: str | None = None) -> int:
     """Validate, printing a line per instance and a table; 0 all valid, 1 otherwise."""
-    preflight(instances)
+    preflight(instances, mirrors)
     results = []
     with open_backend(backend, mirrors, base_image) as chosen, Store.open(store_path) as store:
         for validation in validate_all(instances, chosen, store, bundled_snapshot,

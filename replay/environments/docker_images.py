@@ -4,13 +4,15 @@
       -> replay-python:X.Y.Z-KEY   only where the base image has no Python X.Y of its own (Debian's
                                    python3 of bookworm is 3.11): the host's pyenv or uv interpreter,
                                    copied to the same path
-      -> replay-env:pyX.Y-KEY      venv at /opt/replay-venv with the recipe's packages
+      -> replay-env:pyX.Y-KEY      the recipe's apt packages, and a venv at /opt/replay-venv
+                                   with its packages
       -> replay-instance:ID-KEY    the repository at /testbed (base commit only) + the install step
 
 Instances whose recipes ask for the same interpreter and packages share one environment image,
 built once. When the row names a prebuilt SWE-bench image that is present or can be pulled, the
 instance image is that image with its history replaced by ours (base commit only) and
-/opt/replay-venv pointing at its conda environment.
+/opt/replay-venv pointing at its conda environment; so rows whose recipe is refused here (a
+conda-only package) still run there, and are refused in one line otherwise.
 
 Each layer is built in a container (host network, host files bind-mounted read-only under
 /mnt/replay-build) and committed. Builds of one image are serialized by a lock file, so parallel
@@ -121,6 +123,9 @@ class ImageBuilder:
                      f"test -x {VENV}/bin/python || {{ echo 'no python at {VENV}'; exit 1; }}"]
             parent = prebuilt
         else:
+            if recipe.refusal:
+                raise InputError(f"instance {instance.instance_id}: no prebuilt SWE-bench image "
+                                 f"here, and its recipe cannot be built: {recipe.refusal}")
             parent = self.environment_image(recipe, rebuild)
             key = _key(parent, instance.instance_id, instance.base_commit, recipe.install,
                        variables)
@@ -142,10 +147,15 @@ class ImageBuilder:
     def environment_image(self, recipe: Recipe, rebuild: bool) -> str:
         """The id of the image with the recipe's interpreter and packages in /opt/replay-venv."""
         parent, python = self.python_image(recipe.python)
-        key = _key(parent, recipe.python, recipe.packages, recipe.env)
+        system = [recipe.apt] if recipe.apt else []  # the key of a recipe without apt is kept
+        key = _key(parent, recipe.python, recipe.packages, recipe.env, *system)
         tag = f"replay-env:py{recipe.python}-{key}"
         uv = f"{BUILD}/uv"
         steps = [f"mkdir -p {TESTBED}", f"{uv} venv -q --seed -p {python} {VENV}"]
+        if recipe.apt:
+            steps.insert(0, "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get "
+                            "install -y -qq --no-install-recommends "
+                            + " ".join(shlex.quote(package) for package in recipe.apt))
         if recipe.packages:
             quoted = " ".join(shlex.quote(package) for package in recipe.packages)
             steps.append(f"{uv} pip install -q --python {VENV}/bin/python {quoted}")

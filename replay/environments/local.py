@@ -51,6 +51,20 @@ def check_isolation() -> None:
     check_sandbox()
 
 
+def missing_system_packages(packages: list[str]) -> list[str]:
+    """The Debian packages of `packages` not installed here (all of them without dpkg)."""
+    missing = []
+    for package in packages:
+        try:
+            done = subprocess.run(["dpkg-query", "-W", "-f=${Status}", package],
+                                  capture_output=True, text=True, timeout=30)
+        except OSError:
+            return list(packages)
+        if "install ok installed" not in done.stdout:
+            missing.append(package)
+    return missing
+
+
 class LocalEnvironment:
     """One instance's environment on this machine (see the module docstring)."""
 
@@ -241,6 +255,9 @@ class LocalBackend:
         commit before use. Asking again for the same slot gives the environment already leased.
         """
         check_isolation()
+        if recipe.refusal:
+            raise InputError(f"instance {instance.instance_id}: the local backend cannot build "
+                             f"its environment: {recipe.refusal}")
         built = self.root / f"{instance.instance_id}-{_build_key(instance, recipe)}"
         key = (built.name, slot)
         held = self._held.pop(key, None)
@@ -308,6 +325,11 @@ class LocalBackend:
         # the interpreter itself, not a venv's link to it (uv may find replay's own venv): the
         # sandbox shows only the interpreter's prefix
         python = find_python(recipe.python).resolve()
+        missing = missing_system_packages(recipe.apt)
+        if missing:
+            log.warning("%s: the recipe names system packages this machine lacks (tests that "
+                        "need them may fail or skip): apt-get install %s", instance.instance_id,
+                        " ".join(missing))
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
         prepare_repo(instance, root / "tree", self.mirrors)

@@ -12,6 +12,7 @@ import shlex
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from replay.environments import snapshots
@@ -68,13 +69,14 @@ def check_restore(env: Environment, snapshot: snapshots.Snapshot) -> tuple[bool,
 
 def validate_instance(instance: Instance, backend: Backend, store: Store,
                       rebuild: bool = False,
-                      boundary: snapshots.Snapshot | None = None) -> Validation:
+                      boundary: snapshots.Snapshot | None = None,
+                      recipe: Recipe | None = None) -> Validation:
     """Run the three checks on one instance and record the verdict in the store.
 
     The restore check restores `boundary` (the snapshot of the instance's history) twice, or
-    a snapshot of a probe file when the instance has none.
+    a snapshot of a probe file when the instance has none. `recipe` defaults to the instance's.
     """
-    recipe = load_recipe(instance)
+    recipe = recipe or load_recipe(instance)
     timings: dict[str, float] = {}
     started = time.monotonic()
     try:
@@ -134,11 +136,13 @@ def _check(instance: Instance, recipe: Recipe, env: Environment, store: Store,
     return Validation(instance.instance_id, "excluded" if reasons else "valid", reasons, checks)
 
 
-def preflight(instances: Iterable[Instance]) -> None:
-    """Check what needs no environment first (recipes, interpreters), so bad input costs nothing."""
+def preflight(instances: Iterable[Instance], mirrors: Path | None = None) -> None:
+    """Check what needs no environment first (recipes, interpreters), so bad input costs nothing.
+    `mirrors` is where recipes read the repository files their specs name (then cached)."""
     from replay.environments.interpreters import find_python
 
-    for version in sorted({load_recipe(instance).python for instance in instances}):
+    for version in sorted({load_recipe(instance, mirrors=mirrors).python
+                           for instance in instances}):
         find_python(version)
 
 

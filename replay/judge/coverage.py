@@ -1,0 +1,190 @@
+"""Recipe coverage: validate K rows per repository and version, and say what holds here.
+
+For each (repository, version) of a dataset, the first K rows by instance id are checked: the
+recipe is derived (environments/recipes.py); a row is `refused` before anything is built when the
+recipe cannot be had or built here (no spec, a conda-only package or an override's refusal, no
+Python of its version, no mirror of its repository in the mirrors folder given), else it is
+validated on the local backend (validate.py) and is `valid`, `excluded` or `error`. Each row's
+outcome is kept in the store's artifacts (`recipes/check/<id>.json`) with the recipe's digest, so a
+check cut short and run again skips the rows done with the same recipe (errors are retried).
+Environments are built in a scratch folder removed after each row: a check of every version
+does not fill the disk, and never reuses a build made before.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from replay.environments.interpreters import find_python
+from replay.environments.local import LocalBackend
+from replay.environments.recipes import Recipe, load_recipe
+from replay.environments.repos import find_mirror
+from replay.errors import InputError
+from replay.instances.records import Instance
+from replay.judge.validate import validate_instance
+from replay.paths import home
+from replay.store import Store
+
+NO_MIRROR = "no mirror here"
+
+
+@dataclass
+class RowCheck:
+    """The outcome of checking one row's recipe."""
+
+    instance_id: str
+    repo: str
+    version: str
+    status: str  # valid, excluded, error, refused
+    reason: str = ""
+    seconds: float = 0.0
+    digest: str = ""
+
+
+def sample(rows: Iterable[Instance], repos: list[str], k: int) -> list[Instance]:
+    """The first `k` rows by instance id of each (repository, version), of `repos` if given."""
+    rows = list(rows)
+    known = sorted({row.repo for row in rows})
+    unknown = [repo for repo in repos if repo not in known]
+    if unknown:
+        raise InputError(f"unknown repository {unknown[0]}: the dataset has {', '.join(known)}")
+    groups: dict[tuple[str, str], list[Instance]] = {}
+    for row in sorted(rows, key=lambda row: row.instance_id):
+        if not repos or row.repo in repos:
+            groups.setdefault((row.repo, row.version), []).append(row)
+    return [row for group in groups.values() for row in group[:k]]
+
+
+def _refusal(instance: Instance, mirrors: Path | None) -> tuple[Recipe | None, str]:
+    """The row's recipe, or why it is refused before anything is built."""
+    if mirrors is not None and find_mirror(mirrors, instance.repo) is None:
+        return None, NO_MIRROR
+    try:
+        recipe = load_recipe(instance, mirrors=mirrors)
+        if recipe.refusal:
+            return recipe, recipe.refusal
+        find_python(recipe.python)
+    except InputError as exc:
+        return None, str(exc)
+    return recipe, ""
+
+
+def _artifact(instance: Instance) -> tuple[str, str, str]:
+    return ("recipes", "check", f"{instance.instance_id}.json")
+
+
+def _earlier(store: Store, instance: Instance, digest: str) -> RowCheck | None:
+    path = store.artifact_path(*_artifact(instance))
+    if not digest or not path.is_file():
+        return None
+    found = RowCheck(**json.loads(path.read_text(encoding="utf-8")))
+    return found if found.digest == digest and found.status != "error" else None
+
+
+def check_row(instance: Instance, mirrors: Path | None, store_path: Path) -> RowCheck:
+    """Check one row (see the module docstring) and keep its outcome in the store."""
+    started = time.monotonic()
+    recipe, refused = _refusal(instance, mirrors)
+    digest = recipe.digest() if recipe is not None else ""
+    with Store.open(store_path) as store:
+        earlier = None if refused else _earlier(store, instance, digest)
+        if earlier is not None:
+            return earlier
+        if refused:
+            outcome = RowCheck(instance.instance_id, instance.repo, instance.version, "refused",
+                               refused.splitlines()[0], digest=digest)
+        else:
+            assert recipe is not None
+            scratch = Path(tempfile.mkdtemp(prefix="recipe-check-", dir=_scratch_root()))
+            backend = LocalBackend(root=scratch, mirrors=mirrors)
+            try:
+                verdict = validate_instance(instance, backend, store, recipe=recipe)
+                status, reason = verdict.status, _gist(verdict.reasons)
+            except InputError as exc:
+                status, reason = "refused", _gist([str(exc)])
+            finally:
+                backend.close()
+                shutil.rmtree(scratch, ignore_errors=True)
+            outcome = RowCheck(instance.instance_id, instance.repo, instance.version, status,
+                               reason, digest=digest)
+        outcome.seconds = round(time.monotonic() - started, 1)
+        store.write_artifact(json.dumps(asdict(outcome)).encode(), *_artifact(instance))
+    return outcome
+
+
+def _gist(reasons: list[str]) -> str:
+    """The first reason in one line: its first line and, for a failed step, its last line."""
+    if not reasons:
+        return ""
+    lines = [line.strip() for line in reasons[0].splitlines() if line.strip()]
+    return lines[0] if len(lines) < 2 else f"{lines[0]} ... {lines[-1]}"
+
+
+def _scratch_root() -> Path:
+    root = home() / "recipe-check"
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def check_recipes(rows: list[Instance], mirrors: Path | None, store_path: Path, jobs: int = 1,
+                  done: Callable[[RowCheck], None] | None = None) -> list[RowCheck]:
+    """Check every row (at most `jobs` at once), calling `done` with each outcome as it lands."""
+    def one(instance: Instance) -> RowCheck:
+        """Check a row and report it."""
+        outcome = check_row(instance, mirrors, store_path)
+        if done is not None:
+            done(outcome)
+        return outcome
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(one, rows))
+
+
+def _cell(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split()).replace("|", "\\|")
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _version_key(version: str) -> tuple[int | str, ...]:
+    return tuple(int(part) if part.isdigit() else part for part in version.lstrip("v").split("."))
+
+
+def coverage_table(rows: list[Instance], outcomes: list[RowCheck]) -> str:
+    """A Markdown table per repository: rows, versions, the versions proved valid here (a
+    checked row valid), and for each other version what its checked row met."""
+    lines = ["| repository | rows | versions | proved valid here | not proved: why |",
+             "|---|---:|---:|---|---|"]
+    for repo in sorted({row.repo for row in rows}):
+        versions = sorted({row.version for row in rows if row.repo == repo}, key=_version_key)
+        mine = [outcome for outcome in outcomes if outcome.repo == repo]
+        valid = [version for version in versions
+                 if any(o.version == version and o.status == "valid" for o in mine)]
+        why = []
+        for version in versions:
+            checked = [o for o in mine if o.version == version]
+            if version not in valid and checked:
+                first = checked[0]
+                why.append(f"{version}: {first.status}" + (f" ({first.reason})"
+                                                           if first.reason else ""))
+        reasons = _merge_reasons(why)
+        proved = f"{len(valid)} of {len(versions)}" + (f" ({', '.join(valid)})" if valid else "")
+        count = sum(1 for row in rows if row.repo == repo)
+        lines.append(f"| {repo} | {count} | {len(versions)} | {proved} | "
+                     f"{'; '.join(_cell(reason) for reason in reasons) or '-'} |")
+    return "\n".join(lines)
+
+
+def _merge_reasons(why: list[str]) -> list[str]:
+    """Versions that met the same thing, said once: `3.0, 3.1: refused (no mirror here)`."""
+    grouped: dict[str, list[str]] = {}
+    for entry in why:
+        version, _, what = entry.partition(": ")
+        grouped.setdefault(what, []).append(version)
+    return [f"{', '.join(versions)}: {what}" for what, versions in grouped.items()]
