@@ -87,8 +87,8 @@ def test_packages_later_pins_win_and_unpinned_repeats_are_dropped() -> None:
 
 def test_conda_packages_map_to_pip_apt_or_refusal() -> None:
     found = conda_packages(["numpy=1.21", "dask-core", "python=3.10", "graphviz", "cdms2",
-                            "pip", "scipy 1.5.2", "pandas<2.0.0"])
-    assert found.pip == ["numpy==1.21.*", "dask", "scipy==1.5.2", "pandas<2.0.0"]
+                            "pip", "scipy 1.5.2", "pandas<2.0.0", "conda-forge::pint"])
+    assert found.pip == ["numpy==1.21.*", "dask", "scipy==1.5.2", "pandas<2.0.0", "pint"]
     assert found.apt == ["graphviz"] and found.conda_only == ["cdms2"]
 
 
@@ -113,7 +113,7 @@ def test_requirements_are_read_with_their_includes(tables: SpecTables) -> None:
 
 def test_environment_yml_with_a_conda_only_package_is_refused(tables: SpecTables) -> None:
     yml = ("name: x\ndependencies:\n  - numpy<1.24\n  - cdms2\n  - matplotlib-base\n"
-           "  - pip\n  - pip:\n    - numbagg\n")
+           "  - pip\n  - pip:\n    - numbagg\n    - -e .\n")
     derived = translate(tables.spec("pydata/xarray", "2022.09"), "pydata/xarray", tables,
                         files({"ci/requirements/environment.yml": yml}))
     assert derived.fields["refusal"] == "conda-only package cdms2: pip cannot install it"

@@ -107,7 +107,7 @@ def merge_packages(earlier: list[str], later: list[str]) -> list[str]:
 
 def _conda_requirement(spec: str) -> tuple[str, str]:
     """(name, pip requirement) of a conda match spec: `x=1.2` -> `x==1.2.*`, `x 1.2` -> `x==1.2`."""
-    spec = spec.strip().strip("'\"")
+    spec = spec.strip().strip("'\"").split("::")[-1]  # a channel prefix names no package
     spaced = re.fullmatch(r"([A-Za-z0-9_.\-]+)\s+([0-9][^\s]*)(?:\s+\S+)?", spec)
     if spaced:
         spec = f"{spaced[1]}=={spaced[2]}"
@@ -173,8 +173,9 @@ def _environment_yml(text: str) -> tuple[list[str], list[str]]:
     conda: list[str] = []
     pip: list[str] = []
     for entry in document.get("dependencies") or []:
-        if isinstance(entry, dict):
-            pip.extend(str(item) for item in entry.get("pip") or [])
+        if isinstance(entry, dict):  # the pip section: requirements, not options (`-e .`)
+            pip.extend(str(item) for item in entry.get("pip") or []
+                       if not str(item).startswith("-"))
         else:
             conda.append(str(entry))
     return conda, pip
