@@ -167,7 +167,7 @@ def test_one_boundary_that_never_lands_drops_no_other_history(tmp_path: Path) ->
 
 def test_find_history_prefers_the_bundled_one_and_refuses_to_guess(
         collection: Collection) -> None:
-    no_bundle = TALLY.model_copy(update={"repo_files": None})
+    no_bundle = TALLY.model_copy(update={"bundle": None})
     with Store.open(collection.store) as store:
         assert find_history(TALLY, store=store).source == "written for the demo suite"
         chosen = find_history(TALLY, store=store, rule="fraction:0.25")

@@ -1,10 +1,12 @@
 """Phase A histories: the messages up to a compaction boundary and the tree at that boundary.
 
-A history comes with an instance of the demo suite (`history.json` beside its repository), or is
-cut from a collected or imported trajectory and kept in the store: a row of the `histories`
-table and the files `histories/<id>/history.json` + `snapshot.diff` under the artifacts. Stored
-histories are content-addressed: the id is the sha256 of the messages, the snapshot fingerprint
-and the boundary rule, so cutting the same history again finds the one already there.
+A history ships with an instance of a bundled suite (`history.json` + `snapshot.diff` in the
+instance's folder of the suite, `Instance.bundle`: beside a demo's repository, or alone for a
+dataset-backed suite such as compact-bench), or is cut from a collected or imported trajectory
+and kept in the store: a row of the `histories` table and the files
+`histories/<id>/history.json` + `snapshot.diff` under the artifacts. Stored histories are
+content-addressed: the id is the sha256 of the messages, the snapshot fingerprint and the
+boundary rule, so cutting the same history again finds the one already there.
 """
 
 from __future__ import annotations
@@ -101,10 +103,10 @@ def history_record(history: History) -> dict[str, Any]:
 
 
 def bundled_history(instance: Instance) -> History | None:
-    """The history that ships with an instance written in this project, if it has one."""
-    if instance.repo_files is None:
+    """The history that ships with an instance in its suite's folder, if it has one."""
+    if instance.bundle is None:
         return None
-    path = instance.repo_files.parent / HISTORY_FILE
+    path = instance.bundle / HISTORY_FILE
     if not path.is_file():
         return None
     history = load_history_file(path)

@@ -39,6 +39,10 @@ class Instance(BaseModel):
     # Set only for instances whose repository is written in this project (the demo suite):
     # the directory holding the base commit's files.
     repo_files: Path | None = None
+    # Set for instances of a bundled suite whose folder holds files of theirs: the instance's
+    # folder in the suite (history.json + snapshot.diff, probes.json; a demo's instance.json
+    # and repo/ too).
+    bundle: Path | None = None
 
     @field_validator("FAIL_TO_PASS", "PASS_TO_PASS", mode="before")
     @classmethod
@@ -158,9 +162,15 @@ def suite_names() -> list[str]:
     return sorted(p.parent.name for p in instances_dir().glob("*/suite.toml"))
 
 
+def _suite_folder(name: str) -> Path:
+    return Path(name) if "/" in name or Path(name).is_dir() else instances_dir() / name
+
+
 def load_suite(name: str, dataset: str | None = None) -> Suite:
-    """Load a suite by bundled name or folder: local instance folders, or ids from a dataset."""
-    folder = Path(name) if "/" in name or Path(name).is_dir() else instances_dir() / name
+    """Load a suite by bundled name or folder: local instance folders, or ids from a dataset
+    (the suite's own, or `dataset` in its place), each row with the suite's folder of its files
+    (`Instance.bundle`) when there is one."""
+    folder = _suite_folder(name)
     path = folder / "suite.toml"
     if not path.is_file():
         known = ", ".join(suite_names()) or "none"
@@ -172,11 +182,26 @@ def load_suite(name: str, dataset: str | None = None) -> Suite:
     ids: list[str] = spec.get("instances", [])
     source = dataset or spec.get("dataset")
     if source:
-        rows = select(load_dataset(source), ids=ids)
+        rows = [_with_bundle(row, folder / row.instance_id)
+                for row in select(load_dataset(source), ids=ids)]
     else:
         rows = [load_instance_dir(path.parent / ident) for ident in ids]
     return Suite(name=folder.name, description=spec.get("description", ""),
                  rule=spec.get("rule", ""), instances=rows)
+
+
+def is_dataset_backed(name: str) -> bool:
+    """Whether suite `name` reads its instances from a dataset (its suite.toml names one)."""
+    path = _suite_folder(name) / "suite.toml"
+    try:
+        return bool(tomllib.loads(path.read_text(encoding="utf-8")).get("dataset"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return False
+
+
+def _with_bundle(row: Instance, folder: Path) -> Instance:
+    """A dataset row with the suite's folder of its files, when the suite ships one."""
+    return row.model_copy(update={"bundle": folder}) if folder.is_dir() else row
 
 
 def load_instance_dir(directory: Path) -> Instance:
@@ -189,7 +214,7 @@ def load_instance_dir(directory: Path) -> Instance:
     except json.JSONDecodeError as exc:
         raise InputError(f"{record}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
     if isinstance(row, dict):
-        row = {**row, "repo_files": directory / "repo"}
+        row = {**row, "repo_files": directory / "repo", "bundle": directory}
     return parse_row(row, str(record))
 
 

@@ -124,9 +124,9 @@ def read_probe_paths(paths: list[Path]) -> list[ProbeSet]:
 
 def bundled_probes(instance: Instance) -> ProbeSet | None:
     """The probes that ship beside an instance's bundled history, if any."""
-    if instance.repo_files is None:
+    if instance.bundle is None:
         return None
-    path = instance.repo_files.parent / PROBES_FILE
+    path = instance.bundle / PROBES_FILE
     return load_probe_file(path) if path.is_file() else None
 
 
