@@ -102,7 +102,9 @@ def text_turn(thought: str, command: str) -> dict:
 
 
 def mini_agent(model: str = "agent") -> list[Script]:
-    """The agent in text actions: once its fix ran (a command with no output), it submits;
-    otherwise it fixes square()."""
-    return [Script([text_turn("Submit.", SUBMIT)], model=model, contains="<output>\n</output>"),
-            Script([text_turn("square() cubes; fix it.", FIX)], model=model)]
+    """The agent in text actions, for requests that hold mini-swe-agent's instructions: once
+    its fix ran (a command with no output), it submits; otherwise it fixes square()."""
+    seen = ["COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"]
+    return [Script([text_turn("Submit.", SUBMIT)], model=model, contains="<output>\n</output>",
+                   seen=seen),
+            Script([text_turn("square() cubes; fix it.", FIX)], model=model, seen=seen)]

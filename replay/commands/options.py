@@ -59,7 +59,10 @@ def existing_store(path: Path) -> Path:
 Suite = Annotated[str, typer.Option(
     help="Suite: a bundled name (see instances/) or a folder holding a suite.toml.")]
 Dataset = Annotated[str | None, typer.Option(
-    help="SWE-bench records: a .json/.jsonl/.parquet file or a Hugging Face dataset name.")]
+    help="SWE-bench records: a .json/.jsonl/.parquet file or a Hugging Face dataset name. A "
+         "suite whose suite.toml names a dataset (compact-bench) reads its instances' rows "
+         "from this one instead; any other suite (the default demo) is replaced by all of its "
+         "records.")]
 Ids = Annotated[list[str] | None, typer.Option("--instance", help="Instance id (repeatable).")]
 Pattern = Annotated[str | None, typer.Option("--filter", help="Regex on instance ids.")]
 Span = Annotated[str | None, typer.Option("--slice", help="START:STOP of the selection.")]
@@ -78,3 +81,10 @@ CallDeadline = Annotated[float | None, typer.Option(
     "--call-deadline", min=0.1, metavar="SECONDS",
     help="Seconds one model call may take, all its retries included; then the cell is an "
          "error, run again next time (default: the model's `deadline`, else 900).")]
+HistoryIds = Annotated[list[str] | None, typer.Option(
+    "--history", help="A history's id or a prefix of it (repeatable): the one its instance "
+                      "continues from, bundled or stored (`replay collect`, `replay import`); "
+                      "default: the instance's bundled history, else its one stored history.")]
+HistoryRule = Annotated[str | None, typer.Option(
+    "--history-rule", help="For the instances no --history names: their stored history cut by "
+                           "this boundary rule, e.g. steps:6 or before-edit.")]

@@ -14,6 +14,8 @@ from replay.commands.options import (
     BaseImage,
     CallDeadline,
     Dataset,
+    HistoryIds,
+    HistoryRule,
     Ids,
     Mirrors,
     Pattern,
@@ -29,6 +31,7 @@ from replay.compaction.carriers import CARRIERS
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import PROMPT_NAMES, parse_summarizer
 from replay.errors import InputError
+from replay.histories.boundaries import parse_rule
 from replay.instances.selection import choose_instances
 from replay.models.cache import CallCache
 from replay.models.keys import api_key
@@ -43,6 +46,7 @@ from replay.sweep.confirm import confirm_pairs, fixed_samples
 from replay.sweep.continuation import model_id
 from replay.sweep.execution import estimate, execute
 from replay.sweep.executors import make_executor
+from replay.sweep.histories import choose_histories
 from replay.sweep.plan import (
     DEFAULT_TEMPERATURE,
     Plan,
@@ -75,18 +79,36 @@ class Execution:
     call_deadline: float | None = None
 
 
+@dataclass(frozen=True)
+class HistoryChoice:
+    """`--history` ids (or prefixes) and `--history-rule` (see `replay.sweep.histories`)."""
+
+    ids: tuple[str, ...] = ()
+    rule: str | None = None
+
+    @classmethod
+    def parse(cls, ids: list[str] | None, rule: str | None) -> HistoryChoice:
+        """The choice the command line gives; a malformed rule is bad input."""
+        return cls(tuple(ids or ()), parse_rule(rule).text if rule else None)
+
+
 def prompt_loader(plan: Plan) -> Callable[[str], PromptText]:
     """Load prompts from the plan's catalogue (the bundled one unless it names another)."""
     sources = Path(plan.prompt_sources) if plan.prompt_sources else None
     return lambda name: ensure_prompt(name, sources, console)
 
 
-def sweep_command(plan: Plan, run: str | None, how: Execution, out: Console) -> int:
-    """Run (or extend, or resume) a sweep; 0 when no cell ended in an error, else 1."""
+def sweep_command(plan: Plan, run: str | None, how: Execution, out: Console,
+                  histories: HistoryChoice = HistoryChoice()) -> int:
+    """Run (or extend, or resume) a sweep from the `histories` chosen; 0 when no cell ended in
+    an error, else 1."""
     agent = resolve(plan.agent)
     if not how.dry_run:  # a missing key is one line before any download or build
         _check_keys(plan, agent)
     with open_store(how.store) as store:
+        instances = choose_instances(plan.suite, plan.dataset, plan.instances, None, None)
+        plan = plan.model_copy(update={"histories": choose_histories(
+            instances, store, histories.ids, histories.rule)})
         name = run or plan.default_name()
         merged = bind_run(store, name, plan)
         if how.backend:
@@ -192,6 +214,7 @@ def _print_estimate(store: Store, name: str, prepared: Prepared, out: Console) -
         f"plan of run {name} ({plan.kind} sweep, dry run: nothing is called)",
         f"  instances   {len(plan.instances)}: {', '.join(plan.instances)}",
         f"  summarizers {len(plan.summarizers)}: {', '.join(plan.summarizers)}",
+        f"  histories   {', '.join(f'{h.instance_id} {h.id[:12]}' for h in plan.histories)}",
         f"  agent {plan.agent}, carrier {plan.carrier}, {plan.steps} steps, temperature "
         f"{plan.temperature:g}, backend {plan.backend}",
         f"  cells {found.cells}: {found.done} done, {found.kept} kept in the store, "
@@ -277,6 +300,7 @@ def _register_sweeps(app: typer.Typer) -> None:
         ray_address: RayAddress = None, run: RunName = None, dry_run: DryRun = False,
         store: StorePath = None, repo_mirror: Mirrors = None, base_image: BaseImage = None,
         prompt_sources: PromptSources = None, call_deadline: CallDeadline = None,
+        history: HistoryIds = None, history_rule: HistoryRule = None,
     ) -> None:
         """Compare summarizer backbones with the prompt, agent, histories and snapshots fixed."""
         plan = _plan("backbone", _summarizers(model, prompt, baseline or []), suite, dataset,
@@ -285,7 +309,8 @@ def _register_sweeps(app: typer.Typer) -> None:
         how = Execution(store or default_store(), workers, per_provider, backend, executor,
                         ray_address, repo_mirror, dry_run, base_image=base_image,
                         call_deadline=call_deadline)
-        raise typer.Exit(sweep_command(plan, run, how, console))
+        raise typer.Exit(sweep_command(plan, run, how, console,
+                                       HistoryChoice.parse(history, history_rule)))
 
     @app.command("prompt")
     def prompt_sweep(
@@ -301,6 +326,7 @@ def _register_sweeps(app: typer.Typer) -> None:
         ray_address: RayAddress = None, run: RunName = None, dry_run: DryRun = False,
         store: StorePath = None, repo_mirror: Mirrors = None, base_image: BaseImage = None,
         prompt_sources: PromptSources = None, call_deadline: CallDeadline = None,
+        history: HistoryIds = None, history_rule: HistoryRule = None,
     ) -> None:
         """Compare compaction prompts with the summarizer model fixed."""
         names = [name.strip() for name in prompts.split(",") if name.strip()]
@@ -311,7 +337,8 @@ def _register_sweeps(app: typer.Typer) -> None:
         how = Execution(store or default_store(), workers, per_provider, backend, executor,
                         ray_address, repo_mirror, dry_run, base_image=base_image,
                         call_deadline=call_deadline)
-        raise typer.Exit(sweep_command(plan, run, how, console))
+        raise typer.Exit(sweep_command(plan, run, how, console,
+                                       HistoryChoice.parse(history, history_rule)))
 
 
 def _register_follow_ups(app: typer.Typer) -> None:

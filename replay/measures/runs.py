@@ -1,6 +1,6 @@
 """Recurring-detail retention of every summary of a sweep run, kept in the store.
 
-For each instance of the run, the history is the one its cells continued from; the payloads
+For each instance of the run, the history is the one its plan records (`history_of`); the payloads
 after the boundary are the later steps of the full trajectory when the history was collected or
 imported (and the trajectory is in the store), otherwise the PRE continuation of the run (its
 messages after the history). Every POST summary of the run, mechanical ones included, is
@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from replay.compaction.summarize import Summary
-from replay.histories.records import History, find_history, transaction
+from replay.histories.records import History, transaction
 from replay.histories.trajectories import load_trajectory
 from replay.instances.selection import choose_instances
 from replay.measures.details import Details, find_details, serialize
@@ -35,6 +35,7 @@ from replay.measures.retention import (
 from replay.models.types import Message
 from replay.store import Store
 from replay.sweep.continuation import artifacts_of
+from replay.sweep.histories import history_of
 from replay.sweep.plan import CellId, CellResult, load_cells, require_run
 from replay.sweep.summaries import kept_summary
 
@@ -133,7 +134,7 @@ def score_run(store: Store, run: str, limits: Limits) -> tuple[list[RetentionRow
         if summary is None:
             continue
         if cell.instance_id not in references:
-            history = find_history(instances[cell.instance_id], store=store)
+            history = history_of(plan, instances[cell.instance_id], store)
             references[cell.instance_id] = reference_of(store, history, cells, limits)
             found = references[cell.instance_id]
             if found.history is None:

@@ -8,6 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from replay.report.histories import HISTORY_COLUMNS, history_rows
 from replay.report.spend import run_spend, spend_markdown
 from replay.report.tables import (
     DIAGNOSTICS,
@@ -55,8 +56,12 @@ def to_markdown(report: Report) -> str:
                                      for s in report.plan.summarizers)]
                         for instance in report.plan.instances])
     lines += ["", "P preserved, D damaged (D! stable, D~ seed-variable, D? confirming), "
-              "R rescued, U unsolved, X excluded, - unevaluated, E error.", "",
-              "## Task damage", ""]
+              "R rescued, U unsolved, X excluded, - unevaluated, E error."]
+    if report.plan.histories:
+        lines += ["", "## Histories", ""]
+        lines += _md_table(list(HISTORY_COLUMNS), [[row[c] for c in HISTORY_COLUMNS]
+                                                   for row in history_rows(report.plan)])
+    lines += ["", "## Task damage", ""]
     lines += _md_table(["summarizer", "damaged / PRE-pass", "stable", "seed-variable",
                         "unconfirmed", "retention"],
                        [[r.summarizer, _fraction(r.damaged, r.pre_pass), r.stable,

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from replay.compaction.summarize import parse_summarizer
 from replay.measures.runs import kept_scores, summarizer_means
+from replay.report.histories import histories_table
 from replay.report.spend import run_spend, spend_line
 from replay.store import Store
 from replay.sweep.labels import PRE_PASS, Outcome, outcomes, validations
@@ -209,9 +210,12 @@ def _texts(*values: object) -> list[Text]:
 
 
 def render(report: Report, console: Console, cells: bool = False) -> None:
-    """Print the grid, the damage rates, the prompt table and (with `cells`) the diagnostics."""
+    """Print the grid, the histories, the damage rates, the prompt table and (with `cells`)
+    the diagnostics."""
     console.print(grid_table(report))
     console.print(Text(LEGEND, style="dim"))
+    if report.plan.histories:
+        console.print(histories_table(report.plan))
     rates = Table(title="task damage (damaged / PRE-pass) and detail retention")
     for column in ("summarizer", "damage", "stable", "seed-variable", "unconfirmed", "refused",
                    "retention"):

@@ -31,7 +31,7 @@ from replay.compaction.summarize import Summary, parse_summarizer, summarize
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
 from replay.errors import HarnessError, InputError
-from replay.histories.records import History, find_history
+from replay.histories.records import History
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
 from replay.judge.grading import patch_files
@@ -41,6 +41,7 @@ from replay.models.types import Message, Model, ModelSpec
 from replay.paths import TESTBED
 from replay.store import Store
 from replay.sweep.continuation import artifacts_of, continuation_key, continue_and_grade, model_id
+from replay.sweep.histories import with_histories
 from replay.sweep.plan import CellId, CellResult, Plan, digest
 from replay.sweep.summaries import (
     keep_summary,
@@ -136,7 +137,8 @@ def prepare(plan: Plan, agent: ModelSpec, load_prompt: Callable[[str], PromptTex
             store: Store | None = None) -> Prepared:
     """Load what the plan's cells need; bad input (unknown model, prompt, instance) raises.
 
-    Histories are the bundled ones, or the store's (`replay collect`, `replay import`).
+    Histories are the ones the plan records (bundled, or the store's from `replay collect` and
+    `replay import`); `Prepared.plan` records one for each instance (`with_histories`).
     """
     chosen = choose_instances(plan.suite, plan.dataset, plan.instances, None, None)
     backbones: dict[str, ModelSpec | None] = {}
@@ -147,7 +149,7 @@ def prepare(plan: Plan, agent: ModelSpec, load_prompt: Callable[[str], PromptTex
         backbones[summarizer] = None if name.mechanical else resolve(name.backbone or "")
         prompts[summarizer] = load_prompt(name.source_prompt) if name.source_prompt else None
         judges[summarizer] = resolve(name.fused.judge) if name.fused else None
-    histories = {instance.instance_id: find_history(instance, store=store) for instance in chosen}
+    plan, histories = with_histories(plan, chosen, store)
     return Prepared(plan, Settings(agent, plan.carrier, plan.steps, plan.temperature),
                     {instance.instance_id: instance for instance in chosen}, histories,
                     backbones, prompts, judges)

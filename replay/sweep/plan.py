@@ -77,12 +77,34 @@ class CellId:
         return f"{self.instance_id} {self.arm}{who} seed {self.seed_index}"
 
 
+class PlannedHistory(BaseModel):
+    """The Phase A history one instance of a run continues from, as the run chose it: its
+    content id, its boundary rule, its agent's protocol and model, where it came from (`source`,
+    `provenance`), and whether it is the one bundled with the instance (see
+    `replay.sweep.histories`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    instance_id: str
+    id: str
+    rule: str = ""
+    protocol: str = "tool-calls"
+    model: str = ""
+    source: str = ""
+    bundled: bool = False
+    provenance: dict[str, str] = {}
+
+
 class Plan(BaseModel):
     """What a run shares (its frame) and what it varies (instances, summarizers).
 
     `temperature` is what the agent and the summarizers sample at (a model's own `temperature`
     setting wins for that model). Commands give new runs `DEFAULT_TEMPERATURE`; the 0.0 default
     is what runs stored before it was a setting ran at, so they load as they were.
+
+    `histories` records the history each instance continues from, chosen once when the
+    instance joins the run; runs stored before it was recorded have none, and record the
+    choice made when they next run.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -100,6 +122,11 @@ class Plan(BaseModel):
     instances: tuple[str, ...]
     summarizers: tuple[str, ...]
     confirm: tuple[tuple[str, str], ...] = ()
+    histories: tuple[PlannedHistory, ...] = ()
+
+    def history_ids(self) -> dict[str, str]:
+        """Instance id -> the content id of the history the run continues it from."""
+        return {found.instance_id: found.id for found in self.histories}
 
     def frame(self) -> dict[str, Any]:
         """What every cell shares; a run keeps one frame for life."""
@@ -108,8 +135,11 @@ class Plan(BaseModel):
                 "temperature": self.temperature, "prompt_sources": self.prompt_sources}
 
     def default_name(self) -> str:
-        """The run name used when none is given: the same command resumes the same run."""
+        """The run name used when none is given: the same command resumes the same run, and
+        the same selection with other histories starts another."""
         content = {**self.frame(), "instances": self.instances, "summarizers": self.summarizers}
+        if self.histories:
+            content["histories"] = self.history_ids()
         return f"{self.kind}-{digest(content)[:10]}"
 
     def cells(self) -> list[CellId]:
@@ -122,11 +152,15 @@ class Plan(BaseModel):
         return cells
 
     def extended(self, other: Plan) -> Plan:
-        """This plan with the instances, summarizers and confirmations of `other` added."""
+        """This plan with the instances, summarizers, confirmations and histories of `other`
+        added (a history only for an instance this plan has none for)."""
+        mine = self.history_ids()
         return self.model_copy(update={
             "instances": _union(self.instances, other.instances),
             "summarizers": _union(self.summarizers, other.summarizers),
             "confirm": _union(self.confirm, other.confirm),
+            "histories": (*self.histories,
+                          *(found for found in other.histories if found.instance_id not in mine)),
         })
 
 
@@ -162,7 +196,8 @@ def require_run(store: Store, name: str) -> Plan:
 def bind_run(store: Store, name: str, plan: Plan) -> Plan:
     """The plan that run `name` has once `plan` is added to it (nothing is written).
 
-    Raises `InputError` when the run exists with another frame.
+    Raises `InputError` when the run exists with another frame, or continues an instance of
+    `plan` from another history.
     """
     existing = load_run(store, name)
     if existing is None:
@@ -171,6 +206,13 @@ def bind_run(store: Store, name: str, plan: Plan) -> Plan:
         differs = [key for key, value in plan.frame().items() if existing.frame()[key] != value]
         raise InputError(f"run {name!r} belongs to a different plan ({', '.join(differs)} "
                          f"differ); choose another --run name")
+    recorded = existing.history_ids()
+    for found in plan.histories:
+        before = recorded.get(found.instance_id, found.id)
+        if before != found.id:
+            raise InputError(f"run {name!r} continues {found.instance_id} from history "
+                             f"{before[:12]}, not {found.id[:12]}; resume it with --history "
+                             f"{before[:12]}, or choose another --run name")
     return existing.extended(plan)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import jinja2
 
+from replay.report.histories import HISTORY_COLUMNS, history_rows
 from replay.report.tables import CODES, Report, code
 from replay.report.web.data import GridView, cell_view, grid_view, seeds_of
 from replay.report.web.highlight import marked, values
@@ -101,7 +102,8 @@ def environment() -> jinja2.Environment:
     env.globals.update(csp=CSP, codes=CODES, legend=LEGEND, page_name=page_name,
                        sibling=lambda *cell: page_name(*cell).split("/", 1)[1],
                        pre_cell=lambda instance: CellId(instance, "pre", "", 0),
-                       verdict=_verdict, mean=_mean, values=values)
+                       verdict=_verdict, mean=_mean, values=values,
+                       history_rows=history_rows, history_columns=HISTORY_COLUMNS)
     return env
 
 
