@@ -254,3 +254,16 @@ def test_docker_installs_a_recipes_apt_packages(tiny: Instance) -> None:
     with DockerBackend() as backend:
         env = backend.start(tiny, recipe)
         assert env.exec("echo '{\"a\": 1}' | jq .a").output.strip() == "1"
+
+
+def test_reasons_in_the_table_carry_no_machine_path(tmp_path: Path) -> None:
+    from replay.judge.coverage import _gist
+
+    install = ("harness fault: environment install step failed (exit 1): /x/.venv/bin/uv pip "
+               "install -q a==1\nerror: Failed to build `markupsafe==1.0`\n  cause: ...\nhint: .")
+    assert _gist([install], None) == ("harness fault: environment install step failed (exit 1):"
+                                      " error: Failed to build `markupsafe==1.0`")
+    fetch = (f"cannot fetch commit 80c3854a5f4f from {tmp_path.as_uri()}/a%2Bb/repo: fatal: "
+             "git upload-pack: aborting")
+    assert _gist([fetch], tmp_path) == ("cannot fetch commit 80c3854a5f4f from the mirror: "
+                                        "fatal: git upload-pack: aborting")

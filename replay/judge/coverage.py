@@ -6,7 +6,7 @@ recipe cannot be had or built here (no spec, a conda-only package or an override
 Python of its version, no mirror of its repository in the mirrors folder given), else it is
 validated on the local backend (validate.py) and is `valid`, `excluded` or `error`. Each row's
 outcome is kept in the store's artifacts (`recipes/check/<id>.json`) with the recipe's digest, so a
-check cut short and run again skips the rows done with the same recipe (errors are retried).
+check cut short and run again skips the rows found valid or excluded with the same recipe.
 Environments are built in a scratch folder removed after each row: a check of every version
 does not fill the disk, and never reuses a build made before.
 """
@@ -14,6 +14,7 @@ does not fill the disk, and never reuses a build made before.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 import time
@@ -85,7 +86,7 @@ def _earlier(store: Store, instance: Instance, digest: str) -> RowCheck | None:
     if not digest or not path.is_file():
         return None
     found = RowCheck(**json.loads(path.read_text(encoding="utf-8")))
-    return found if found.digest == digest and found.status != "error" else None
+    return found if found.digest == digest and found.status in ("valid", "excluded") else None
 
 
 def check_row(instance: Instance, mirrors: Path | None, store_path: Path) -> RowCheck:
@@ -106,9 +107,9 @@ def check_row(instance: Instance, mirrors: Path | None, store_path: Path) -> Row
             backend = LocalBackend(root=scratch, mirrors=mirrors)
             try:
                 verdict = validate_instance(instance, backend, store, recipe=recipe)
-                status, reason = verdict.status, _gist(verdict.reasons)
+                status, reason = verdict.status, _gist(verdict.reasons, mirrors)
             except InputError as exc:
-                status, reason = "refused", _gist([str(exc)])
+                status, reason = "refused", _gist([str(exc)], mirrors)
             finally:
                 backend.close()
                 shutil.rmtree(scratch, ignore_errors=True)
@@ -119,12 +120,19 @@ def check_row(instance: Instance, mirrors: Path | None, store_path: Path) -> Row
     return outcome
 
 
-def _gist(reasons: list[str]) -> str:
-    """The first reason in one line: its first line and, for a failed step, its last line."""
+def _gist(reasons: list[str], mirrors: Path | None) -> str:
+    """The first reason in one line, without this machine's paths: a failed install step is
+    said by its first error line (uv's, pip's or git's), else its last line."""
     if not reasons:
         return ""
     lines = [line.strip() for line in reasons[0].splitlines() if line.strip()]
-    return lines[0] if len(lines) < 2 else f"{lines[0]} ... {lines[-1]}"
+    head = re.sub(r"(install step failed \(exit \d+\)): .*", r"\1", lines[0])
+    errors = [line for line in lines[1:] if re.match(r"(error|fatal)\b", line, re.IGNORECASE)]
+    text = head if len(lines) < 2 else f"{head}: {(errors or lines[-1:])[0]}"
+    if mirrors is not None:
+        text = re.sub(re.escape(mirrors.resolve().as_uri()) + r"[^\s:]*", "the mirror", text)
+        text = text.replace(str(mirrors), "the mirrors folder")
+    return re.sub(r"\S*/bin/uv\b", "uv", text)
 
 
 def _scratch_root() -> Path:
