@@ -1,0 +1,131 @@
+"""The bundled compact-bench suite: real SWE-bench Verified rows, chosen by its written rule, each
+with a Phase A history imported from a published mini-swe-agent trajectory.
+
+The rule is checked against the real dataset rows (../shared/swebench); the histories are read
+as the engine reads them. Validating the whole suite and running it need the repositories'
+mirrors (REPLAY_REPO_MIRRORS) and are skipped without them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from replay.environments.repos import find_mirror
+from replay.histories.records import HISTORY_FILE, load_history_file
+from replay.instances.records import load_dataset, load_suite
+from replay.paths import instances_dir, repo_mirrors_from_env
+
+from conftest import VERIFIED_JSONL
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+PROVENANCE = ("repository", "commit", "path", "sha256", "model", "agent", "license")
+
+
+def _build_script():
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        spec = importlib.util.spec_from_file_location("build_compact_bench",
+                                                      SCRIPTS / "build_compact_bench.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # its dataclasses look their module up
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(SCRIPTS))
+
+
+@pytest.fixture(scope="module")
+def suite():
+    return load_suite("compact-bench", str(VERIFIED_JSONL))
+
+
+@pytest.fixture(scope="module")
+def rule():
+    return _build_script()
+
+
+def test_the_suite_is_what_its_rule_chose(suite, rule) -> None:
+    ids = [row.instance_id for row in suite.instances]
+    repos = {row.repo for row in suite.instances}
+    assert set(rule.STUDY) <= set(ids)
+    assert len(ids) <= rule.TOTAL and len(set(ids)) == len(ids)
+    assert len(repos) >= 7
+    for repo in repos:
+        assert sum(row.repo == repo for row in suite.instances) <= rule.PER_REPO
+    for row in suite.instances:
+        if row.instance_id not in rule.STUDY:
+            assert rule.static_reason(row) == "", row.instance_id
+    # The kept rows appear in the order the rule walks the dataset, and SELECTION.md says why
+    # every row before the last kept one was set aside.
+    walked = [row.instance_id for row in rule.turns(load_dataset(str(VERIFIED_JSONL)))]
+    assert [ident for ident in walked if ident in set(ids)] == ids
+    selection = (instances_dir() / "compact-bench" / "SELECTION.md").read_text()
+    kept = re.findall(r"\| \d+ \| (\S+) \| \*\*kept\*\*", selection)
+    assert kept == ids
+    assert "set aside" in selection
+    assert suite.rule and "sha256(instance id)" in suite.rule
+
+
+def test_rule_conditions_on_real_rows(rule) -> None:
+    assert rule.is_test_file("astropy/modeling/tests/test_separable.py")
+    assert rule.is_test_file("testing/test_capture.py") and rule.is_test_file("conftest.py")
+    assert not rule.is_test_file("src/_pytest/capture.py")
+    verified = load_dataset(str(VERIFIED_JSONL))
+    by_id = {row.instance_id: row for row in verified}
+    assert rule.static_reason(by_id["astropy__astropy-12907"]) == ""
+    two_files = next(row for row in verified if len(rule.changed_files(row.patch)) == 2)
+    assert rule.static_reason(two_files) == "gold patch changes 2 files"
+    many = next(row for row in verified if len(row.FAIL_TO_PASS) > 10
+                and len(rule.changed_files(row.patch)) == 1
+                and not rule.is_test_file(rule.changed_files(row.patch)[0]))
+    assert rule.static_reason(many) == f"{len(many.FAIL_TO_PASS)} FAIL_TO_PASS tests (over 10)"
+
+
+def test_every_history_is_real_and_carries_provenance(suite) -> None:
+    for row in suite.instances:
+        path = instances_dir() / "compact-bench" / row.instance_id / HISTORY_FILE
+        history = load_history_file(path)
+        assert history.instance_id == row.instance_id
+        assert history.snapshot.base_commit == row.base_commit
+        assert history.boundary["rule"] == "before-edit" and history.boundary["step"] >= 3
+        assert history.protocol == "mini-swe-agent-text"
+        provenance = json.loads(path.read_text())["provenance"]
+        assert set(PROVENANCE) <= set(provenance)
+        assert re.fullmatch(r"[0-9a-f]{40}", provenance["commit"])
+        assert re.fullmatch(r"[0-9a-f]{64}", provenance["sha256"])
+        assert provenance["path"].endswith(f"{row.instance_id}/{row.instance_id}.traj.json")
+        # A mini-swe-agent history: its system prompt asks for one bash block per answer, and
+        # the task names the submit sentinel.
+        assert history.messages[0]["role"] == "system"
+        assert "```bash" in history.messages[0]["content"]
+        assert any("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in str(m.get("content"))
+                   for m in history.messages[:2])
+
+
+def _suite_mirrors(suite) -> Path | None:
+    mirrors = repo_mirrors_from_env()
+    repos = {row.repo for row in suite.instances}
+    if mirrors is None or any(find_mirror(mirrors, repo) is None for repo in repos):
+        return None
+    return mirrors
+
+
+def test_the_suite_validates_offline(suite, tmp_path) -> None:
+    mirrors = _suite_mirrors(suite)
+    if mirrors is None:
+        pytest.skip("needs bare mirrors of every compact-bench repository: set "
+                    "REPLAY_REPO_MIRRORS to their folder")
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "replay"), "validate", "--suite", "compact-bench",
+         "--dataset", str(VERIFIED_JSONL), "--repo-mirror", str(mirrors),
+         "--store", str(tmp_path / "replay.db")], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert done.stdout.count("\nvalid ") + done.stdout.startswith("valid ") == \
+        len(suite.instances)
