@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from replay.environments.interpreters import find_python
-from replay.environments.local import LocalBackend
+from replay.environments.local import LocalBackend, missing_system_packages
 from replay.environments.recipes import Recipe, load_recipe
 from replay.environments.repos import find_mirror
 from replay.errors import InputError
@@ -113,6 +113,9 @@ def check_row(instance: Instance, mirrors: Path | None, store_path: Path) -> Row
             finally:
                 backend.close()
                 shutil.rmtree(scratch, ignore_errors=True)
+            lacking = missing_system_packages(recipe.apt) if status != "valid" else []
+            if lacking:
+                reason += f" (this machine lacks the recipe's apt packages: {' '.join(lacking)})"
             outcome = RowCheck(instance.instance_id, instance.repo, instance.version, status,
                                reason, digest=digest)
         outcome.seconds = round(time.monotonic() - started, 1)
