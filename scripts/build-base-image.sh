@@ -7,7 +7,9 @@
 # git, iproute2 (to route unroutable addresses into a black hole), coreutils `timeout`, Debian's
 # python3 (3.11: what the demo suite and any 3.11 recipe use, so a machine without pyenv runs the
 # docker backend), and the shared libraries a CPython built on Debian links against (other
-# versions are copied in from the host's pyenv or uv by the docker backend, at the same path).
+# versions are copied in from the host's pyenv or uv by the docker backend, at the same path),
+# and a C compiler (build-essential, python3-dev): repositories such as astropy build their
+# extensions when an environment installs them, as they do on the local backend with the host's.
 # The label replay.pythons lists its own Python versions. The image is labelled with a digest of
 # this recipe: a second run finds it and returns at once; the root file system tarball is kept in
 # $REPLAY_BASE_CACHE (default /var/cache/replay-base) so that a wiped engine re-imports in seconds.
@@ -20,7 +22,7 @@ MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 CACHE=${REPLAY_BASE_CACHE:-/var/cache/replay-base}
 PACKAGES=git,ca-certificates,iproute2,procps,patch,libssl3,libffi8,libsqlite3-0,libbz2-1.0,\
 liblzma5,zlib1g,libreadline8,libncursesw6,libuuid1,libexpat1,libtirpc3,libnsl2,libgdbm6,\
-libgdbm-compat4,python3
+libgdbm-compat4,python3,python3-dev,build-essential
 RECIPE=$(printf '%s\n' "$SUITE" "$PACKAGES" "minbase" "v2" | sha256sum | cut -c1-16)
 
 if ! docker version >/dev/null 2>&1; then

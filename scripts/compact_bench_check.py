@@ -77,7 +77,11 @@ def main() -> int:
     parser.add_argument("--store", type=Path, default=Path("/tmp/compact-bench-check.db"))
     parser.add_argument("--instance", action="append", default=[])
     parser.add_argument("--workers", default="1")
+    parser.add_argument("--run", help="The run's name (default check-BACKEND). The scripted "
+                                      "server's port is new each time, so a run cannot be "
+                                      "extended by a later check: name another.")
     args = parser.parse_args()
+    run = args.run or f"check-{args.backend}"
     summary = Script([{"content": f"{MARKER} The agent explored the repository."}],
                      model="summarizer")
     with ScriptedServer(summary, *agent_scripts("compact-bench", args.dataset)) as server:
@@ -85,7 +89,7 @@ def main() -> int:
                    "--suite", "compact-bench",
                    "--dataset", args.dataset, "--repo-mirror", args.repo_mirror,
                    "--backend", args.backend, "--store", str(args.store),
-                   "--workers", args.workers, "--run", f"check-{args.backend}",
+                   "--workers", args.workers, "--run", run,
                    "--model", f"openai:summarizer@{server.base_url}",
                    "--agent-model", f"openai:agent@{server.base_url}"]
         for ident in args.instance:
@@ -94,7 +98,7 @@ def main() -> int:
         done = subprocess.run(command, env={**os.environ, "REPLAY_QUIET": "1"}, check=False)
         seconds = time.monotonic() - started
     with Store.open(args.store) as store:
-        cells = load_cells(store, f"check-{args.backend}")
+        cells = load_cells(store, run)
     print(f"exit {done.returncode}; {len(cells)} cells; labels {labels(cells)}; "
           f"{seconds:.0f} s")
     return done.returncode
