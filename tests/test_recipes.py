@@ -17,7 +17,7 @@ from replay.environments.spec_files import FileReader
 from replay.environments.specs import SpecTables, spec_tables
 from replay.errors import InputError
 from replay.instances.records import Instance, load_file, select
-from replay.judge.coverage import RowCheck, check_row, coverage_table, sample
+from replay.judge.coverage import RowCheck, check_row, coverage_table, kept_outcomes, sample
 
 from conftest import VERIFIED_JSONL, needs_docker, run_replay
 
@@ -191,6 +191,7 @@ def test_a_checked_row_is_kept_and_not_run_again(tiny: Instance, tmp_path: Path)
                        f"{tiny.instance_id}.json").read_text())
     assert kept["digest"] == load_recipe(tiny).digest()
     assert check_row(tiny, None, store) == first
+    assert kept_outcomes([tiny], store, None) == [first]  # counted by later tables too
 
 
 def test_sample_takes_k_rows_per_repository_and_version() -> None:
@@ -210,10 +211,11 @@ def test_the_coverage_table_says_what_is_proved_and_why_not() -> None:
                 RowCheck("django__django-1", "django/django", "3.0", "refused", "no mirror here"),
                 RowCheck("django__django-2", "django/django", "3.1", "refused", "no mirror here")]
     table = coverage_table(rows, outcomes).splitlines()
-    assert table[0].startswith("| repository | rows | versions | proved valid here |")
-    assert table[2] == "| django/django | 231 | 9 | 0 of 9 | 3.0, 3.1: refused (no mirror here) |"
-    assert table[3] == ("| psf/requests | 8 | 7 | 1 of 7 (1.1) | 2.0: excluded (not solvable: "
-                        "a \\| b) |")
+    assert table[0].startswith("| repository | rows | checked (valid) | versions | proved valid")
+    assert table[2] == ("| django/django | 231 | 2 (0) | 9 | 0 of 9 | 3.0, 3.1: refused (no "
+                        "mirror here) |")
+    assert table[3] == ("| psf/requests | 8 | 2 (1) | 7 | 1 of 7 (1.1) | 2.0: excluded (not "
+                        "solvable: a \\| b) |")
 
 
 def test_check_with_an_unknown_repository_is_one_line_exit_2() -> None:

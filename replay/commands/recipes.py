@@ -28,8 +28,9 @@ DatasetOption = Annotated[str, typer.Option(
 def recipes_check(dataset: str, repos: list[str], k: int, mirrors: Path | None, store: Path,
                   jobs: int, table: Path | None, console: Console) -> int:
     """Check K rows per repository and version, a line per row, then the coverage table (also
-    written to `table` when given). 0 when no row met a harness fault, else 1."""
-    from replay.judge.coverage import check_recipes, coverage_table, sample
+    written to `table` when given), which counts the rows of earlier checks kept in the store
+    with the same recipe too. 0 when no row met a harness fault, else 1."""
+    from replay.judge.coverage import check_recipes, coverage_table, kept_outcomes, sample
 
     rows = load_dataset(dataset)
     chosen = sample(rows, repos, k)
@@ -44,7 +45,11 @@ def recipes_check(dataset: str, repos: list[str], k: int, mirrors: Path | None, 
 
     say(console, f"checking {len(chosen)} row(s): {k} per repository and version")
     outcomes = check_recipes(chosen, mirrors, store, jobs, done)
-    text = coverage_table([row for row in rows if not repos or row.repo in repos], outcomes)
+    mine = [row for row in rows if not repos or row.repo in repos]
+    checked = {outcome.instance_id for outcome in outcomes}
+    earlier = kept_outcomes([row for row in mine if row.instance_id not in checked], store,
+                            mirrors)
+    text = coverage_table(mine, outcomes + earlier)
     say(console, "")
     say(console, text)
     if table is not None:

@@ -103,7 +103,7 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
     agent_spec = resolve(options.agent_model)
     api_key(agent_spec)
     settings = Settings(agent_spec, options.carrier, options.steps, options.temperature)
-    recipe = load_recipe(instance)
+    recipe = load_recipe(instance, mirrors=mirrors)
     chosen = make_backend(backend, mirrors, base_image)
     clients: list[ModelClient] = []
     breaker = Breaker()

@@ -123,6 +123,28 @@ def check_row(instance: Instance, mirrors: Path | None, store_path: Path) -> Row
     return outcome
 
 
+def kept_outcomes(rows: Iterable[Instance], store_path: Path,
+                  mirrors: Path | None) -> list[RowCheck]:
+    """The valid and excluded outcomes the store keeps for `rows` from earlier checks whose
+    recipe is still the same (so a table can count rows checked by other runs too)."""
+    found = []
+    with Store.open(store_path) as store:
+        for instance in rows:
+            path = store.artifact_path(*_artifact(instance))
+            if not path.is_file():
+                continue
+            outcome = RowCheck(**json.loads(path.read_text(encoding="utf-8")))
+            if outcome.status not in ("valid", "excluded"):
+                continue
+            try:
+                digest = load_recipe(instance, mirrors=mirrors).digest()
+            except InputError:
+                continue
+            if digest == outcome.digest:
+                found.append(outcome)
+    return found
+
+
 def _gist(reasons: list[str], mirrors: Path | None) -> str:
     """The first reason in one line, without this machine's paths: a failed install step is
     said by its first error line (uv's, pip's or git's), else its last line."""
@@ -168,10 +190,11 @@ def _version_key(version: str) -> tuple[int | str, ...]:
 
 
 def coverage_table(rows: list[Instance], outcomes: list[RowCheck]) -> str:
-    """A Markdown table per repository: rows, versions, the versions proved valid here (a
-    checked row valid), and for each other version what its checked row met."""
-    lines = ["| repository | rows | versions | proved valid here | not proved: why |",
-             "|---|---:|---:|---|---|"]
+    """A Markdown table per repository: rows, rows checked (and valid), versions, the versions
+    proved valid here (a checked row valid), and for each other version what its first checked
+    row met."""
+    lines = ["| repository | rows | checked (valid) | versions | proved valid here | "
+             "not proved: why |", "|---|---:|---:|---:|---|---|"]
     for repo in sorted({row.repo for row in rows}):
         versions = sorted({row.version for row in rows if row.repo == repo}, key=_version_key)
         mine = [outcome for outcome in outcomes if outcome.repo == repo]
@@ -187,8 +210,9 @@ def coverage_table(rows: list[Instance], outcomes: list[RowCheck]) -> str:
         reasons = _merge_reasons(why)
         proved = f"{len(valid)} of {len(versions)}" + (f" ({', '.join(valid)})" if valid else "")
         count = sum(1 for row in rows if row.repo == repo)
-        lines.append(f"| {repo} | {count} | {len(versions)} | {proved} | "
-                     f"{'; '.join(_cell(reason) for reason in reasons) or '-'} |")
+        passed = sum(1 for outcome in mine if outcome.status == "valid")
+        lines.append(f"| {repo} | {count} | {len(mine)} ({passed}) | {len(versions)} | {proved} "
+                     f"| {'; '.join(_cell(reason) for reason in reasons) or '-'} |")
     return "\n".join(lines)
 
 
