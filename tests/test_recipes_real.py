@@ -32,4 +32,5 @@ def test_flask_validates_from_the_spec_alone(tmp_path: Path) -> None:
                       "pallets/flask", "--store", str(tmp_path / "r.db"), "--table", str(table))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "valid    pallets__flask-5014 (2.3," in done.stdout
-    assert table.read_text().splitlines()[2] == "| pallets/flask | 1 | 1 (1) | 1 | 1 of 1 (2.3) | - |"
+    row = table.read_text().splitlines()[2]
+    assert row == "| pallets/flask | 1 | 1 (1) | 1 | 1 of 1 (2.3) | - |"
