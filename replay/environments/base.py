@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -61,9 +62,12 @@ class Backend(Protocol):
     `slot` k > 0 is a separate copy, so that k workers can run cells of one instance at once;
     no two processes ever get one tree (a local slot leased elsewhere gives the next free one).
     `close` releases what the backend holds (local slot leases, the docker backend's containers).
+    `mirrors` is the folder of bare repository mirrors it clones from (None: GitHub), where
+    recipes read a spec's requirements files too.
     """
 
     name: str
+    mirrors: Path | None
 
     def start(self, instance: Instance, recipe: Recipe, rebuild: bool = False,
               slot: int = 0) -> Environment: ...

@@ -100,7 +100,7 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
         return Collected(instance.instance_id, kept, reused=True)
     folder = store.artifact_path("trajectories", key[:24])
     try:
-        recipe = load_recipe(instance)
+        recipe = load_recipe(instance, mirrors=backend.mirrors)
         env = backend.start(instance, recipe)
         base = snapshots.at_base(env, instance.base_commit)
         env.restore(base)

@@ -76,7 +76,7 @@ def validate_instance(instance: Instance, backend: Backend, store: Store,
     The restore check restores `boundary` (the snapshot of the instance's history) twice, or
     a snapshot of a probe file when the instance has none. `recipe` defaults to the instance's.
     """
-    recipe = recipe or load_recipe(instance)
+    recipe = recipe or load_recipe(instance, mirrors=backend.mirrors)
     timings: dict[str, float] = {}
     started = time.monotonic()
     try:

@@ -188,7 +188,7 @@ class Worker:
     def _environment(self, task: CellTask) -> tuple[Environment, Recipe]:
         instance = task.instance
         if instance.instance_id not in self.environments:
-            recipe = load_recipe(instance)
+            recipe = load_recipe(instance, mirrors=self.backend.mirrors)
             env = self.backend.start(instance, recipe, slot=self.slot)
             self.environments[instance.instance_id] = (env, recipe)
         return self.environments[instance.instance_id]
@@ -230,6 +230,7 @@ class _Slot:
         self.backend = backend
         self.slot = slot
         self.name = backend.name
+        self.mirrors = backend.mirrors
 
     def start(self, instance: Any, recipe: Recipe, rebuild: bool = False) -> Any:
         return self.backend.start(instance, recipe, rebuild=rebuild, slot=self.slot)

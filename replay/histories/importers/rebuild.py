@@ -106,7 +106,7 @@ def _import_one(path: Path, recorded: Recorded, instance: Instance, backend: Bac
     kept = load_trajectory(store, key)
     if kept is not None:
         return Imported(path, recorded.format, kept, [], reused=True)
-    recipe = load_recipe(instance)
+    recipe = load_recipe(instance, mirrors=backend.mirrors)
     env = backend.start(instance, recipe)
     try:
         built = rebuild(recorded, instance, env, recipe, key,
