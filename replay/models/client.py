@@ -18,6 +18,7 @@ from replay.models.retry import (
     RetryNotice,
     retry_call,
 )
+from replay.models.spend import Spend
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Provider
 
@@ -27,20 +28,14 @@ DEFAULT_TIMEOUT = 600.0  # seconds one attempt waits for the server, unless the 
 
 
 @dataclass
-class ClientStats:
-    """What one client did: provider calls with their tokens, cost and what the provider's
-    prompt cache saved on them (`cached_tokens` read from it, `cache_write_tokens` written to
-    it); `cache_hits` are replies replayed from the call cache, which cost nothing."""
+class ClientStats(Spend):
+    """What one client did: provider calls with their spend (tokens, cost and what the
+    provider's prompt cache saved, see `Spend`); `cache_hits` are replies replayed from the
+    call cache, which cost nothing."""
 
     calls: int = 0
     cache_hits: int = 0
     refusals: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    cache_write_tokens: int = 0
-    cost: float = 0.0
-    saved: float = 0.0
 
 
 def make_provider(spec: ModelSpec) -> Provider:
