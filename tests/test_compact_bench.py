@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -129,3 +130,26 @@ def test_the_suite_validates_offline(suite, tmp_path) -> None:
     assert done.returncode == 0, done.stdout[-3000:]
     assert done.stdout.count("\nvalid ") + done.stdout.startswith("valid ") == \
         len(suite.instances)
+
+
+@pytest.mark.parametrize("backend", ["local", "docker"])
+def test_a_suite_instance_runs_every_cell(suite, backend, tmp_path) -> None:
+    """The real command on a real instance of the suite, with scripted models on loopback: PRE
+    applies the gold patch and passes, POST submits unchanged and fails (scripts/
+    compact_bench_check.py), so the instance is labelled damaged on either backend."""
+    from conftest import docker_problem
+
+    mirrors = _suite_mirrors(suite)
+    if mirrors is None:
+        pytest.skip("needs bare mirrors of every compact-bench repository: set "
+                    "REPLAY_REPO_MIRRORS to their folder")
+    if backend == "docker" and docker_problem():
+        pytest.skip(docker_problem())
+    done = subprocess.run(
+        [sys.executable, str(SCRIPTS / "compact_bench_check.py"), "--backend", backend,
+         "--dataset", str(VERIFIED_JSONL), "--repo-mirror", str(mirrors),
+         "--store", str(tmp_path / "replay.db"), "--instance", "psf__requests-5414"],
+        capture_output=True, text=True, check=False, env={**os.environ, "COLUMNS": "400"})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "2 cells; labels {'damaged': 1}" in done.stdout
+    assert "gruckion/mini-swe-agent@d12a71af" in done.stdout
