@@ -5,10 +5,12 @@ The packages follow the protocol in the order data flows; each imports only from
     errors, paths, store   what every stage shares: failure kinds, file locations, the SQLite store
     instances/             1. SWE-bench records, loaders, suites, selection
     environments/          2. Environment and Backend protocols; local and docker backends;
-                              snapshots, recipes, repositories, interpreters
+                              snapshots, recipes derived from swebench's specs (specs, derive),
+                              repositories, interpreters
     models/                3. Model protocol, providers over httpx, retries, call cache, fake server
     agent/                 4. the continuation agent: its step loop and tools
-    judge/                 5. running and grading an instance's tests; validation (step 2)
+    judge/                 5. running and grading an instance's tests; validation (step 2);
+                              the recipes' coverage check
     histories/             6. Phase A histories: boundaries, trajectories, collect, import
     compaction/            7. prompt sources, summarizers, carriers, mechanical baselines,
                               fusion of a summary with judged evidence
