@@ -46,7 +46,7 @@ from replay.environments.backends import open_backend
 from replay.environments.recipes import load_recipe
 from replay.environments.repos import find_mirror
 from replay.errors import HarnessError, InputError
-from replay.histories.boundaries import parse_rule
+from replay.histories.boundaries import is_test_path, parse_rule
 from replay.histories.importers.rebuild import import_files
 from replay.histories.records import DIFF_FILE, HISTORY_FILE, History, history_record
 from replay.instances.records import Instance, load_dataset
@@ -67,7 +67,6 @@ MIN_STEPS = 3
 MAX_F2P = 10
 PER_REPO = 5
 TOTAL = 35
-_TEST_PARTS = {"test", "tests", "testing"}
 
 
 @dataclass
@@ -86,20 +85,12 @@ def changed_files(patch: str) -> list[str]:
     return re.findall(r"^diff --git a/(\S+)", patch, re.M)
 
 
-def is_test_file(path: str) -> bool:
-    """Whether a repository path is a test file (a test folder, test_*.py, *_test.py)."""
-    parts = path.split("/")
-    name = parts[-1]
-    return (bool(_TEST_PARTS & set(parts[:-1])) or name.startswith("test_")
-            or name.endswith("_test.py") or name == "conftest.py")
-
-
 def static_reason(row: Instance) -> str:
     """Why the rule's conditions a and b reject a row, or '' when they do not."""
     files = changed_files(row.patch)
     if len(files) != 1:
         return f"gold patch changes {len(files)} files"
-    if is_test_file(files[0]):
+    if is_test_path(files[0]):
         return f"gold patch changes a test file ({files[0]})"
     if len(row.FAIL_TO_PASS) > MAX_F2P:
         return f"{len(row.FAIL_TO_PASS)} FAIL_TO_PASS tests (over {MAX_F2P})"

@@ -75,9 +75,9 @@ def test_the_suite_is_what_its_rule_chose(suite, rule) -> None:
 
 
 def test_rule_conditions_on_real_rows(rule) -> None:
-    assert rule.is_test_file("astropy/modeling/tests/test_separable.py")
-    assert rule.is_test_file("testing/test_capture.py") and rule.is_test_file("conftest.py")
-    assert not rule.is_test_file("src/_pytest/capture.py")
+    assert rule.is_test_path("astropy/modeling/tests/test_separable.py")
+    assert rule.is_test_path("testing/test_capture.py") and rule.is_test_path("conftest.py")
+    assert not rule.is_test_path("src/_pytest/capture.py")
     verified = load_dataset(str(VERIFIED_JSONL))
     by_id = {row.instance_id: row for row in verified}
     assert rule.static_reason(by_id["astropy__astropy-12907"]) == ""
@@ -85,7 +85,7 @@ def test_rule_conditions_on_real_rows(rule) -> None:
     assert rule.static_reason(two_files) == "gold patch changes 2 files"
     many = next(row for row in verified if len(row.FAIL_TO_PASS) > 10
                 and len(rule.changed_files(row.patch)) == 1
-                and not rule.is_test_file(rule.changed_files(row.patch)[0]))
+                and not rule.is_test_path(rule.changed_files(row.patch)[0]))
     assert rule.static_reason(many) == f"{len(many.FAIL_TO_PASS)} FAIL_TO_PASS tests (over 10)"
 
 
