@@ -69,7 +69,8 @@ class ReceivedRequest:
 
 
 class ScriptedServer:
-    """A scripted model server on 127.0.0.1 at a free port; use it as a context manager.
+    """A scripted model server on 127.0.0.1 at a free port (or at `port`); use it as a context
+    manager.
 
     With `api_key` set, a request without that key (Bearer for OpenAI, x-api-key for
     Anthropic) gets HTTP 401 and consumes no turn; so does a request refused for its length
@@ -78,7 +79,8 @@ class ScriptedServer:
 
     def __init__(self, *scripts: Script, api_key: str | None = None,
                  context_window: int | None = None, dialect: str = "openai",
-                 tools_need_choice: bool = False, prompt_cache: bool = False) -> None:
+                 tools_need_choice: bool = False, prompt_cache: bool = False,
+                 port: int = 0) -> None:
         if dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r}: use one of {', '.join(DIALECTS)}")
         self.book = ScriptBook(scripts)
@@ -92,10 +94,11 @@ class ScriptedServer:
         self._http: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.stopping = threading.Event()  # set on exit: requests that hang are let go
+        self.port = port
 
     def __enter__(self) -> ScriptedServer:
         self.stopping.clear()
-        self._http = _HTTPServer(("127.0.0.1", 0), _Handler)
+        self._http = _HTTPServer(("127.0.0.1", self.port), _Handler)
         self._http.owner = self
         self._thread = threading.Thread(
             target=self._http.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
