@@ -2,6 +2,7 @@
 
 The packages follow the protocol in the order data flows; each imports only from those above it.
 
+    core/                  what every stage stands on: content digests, atomic file writes
     errors, paths, store   what every stage shares: failure kinds, file locations, the SQLite store
     instances/             1. SWE-bench records, loaders, suites, selection
     environments/          2. Environment and Backend protocols; local and docker backends;

@@ -24,6 +24,7 @@ from replay.commands.options import (
 from replay.commands.sweep import prompt_loader
 from replay.compaction.carriers import CARRIERS
 from replay.compaction.summarize import parse_summarizer
+from replay.core.digest import digest
 from replay.errors import InputError
 from replay.instances.selection import choose_instances
 from replay.measures.probes import exports
@@ -39,7 +40,7 @@ from replay.report.exports import reports_folder
 from replay.store import Store
 from replay.sweep.cells import prepare
 from replay.sweep.continuation import model_id
-from replay.sweep.plan import Plan, digest, latest_run, open_store, require_run
+from replay.sweep.plan import Plan, latest_run, open_store, require_run
 
 
 @dataclass(frozen=True)

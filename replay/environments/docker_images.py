@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import fcntl
 import functools
-import hashlib
-import json
 import logging
 import os
 import shlex
@@ -38,6 +36,7 @@ import docker.errors
 import requests.exceptions
 from docker.types import Mount
 
+from replay.core.digest import digest
 from replay.environments.docker_engine import KIND, LABEL, OWNER, labels, remove_containers, run
 from replay.environments.interpreters import find_python, uv_binary
 from replay.environments.recipes import Recipe
@@ -57,7 +56,7 @@ WRITABLE = (f"{BUILD}/home", f"{BUILD}/uv-cache")
 
 
 def _key(*parts: object) -> str:
-    return hashlib.sha256(json.dumps([LAYOUT, *parts], sort_keys=True).encode()).hexdigest()[:12]
+    return digest([LAYOUT, *parts], spaced=True)[:12]
 
 
 def _ways_to_get(version: str, base_image: str, has: list[str]) -> str:

@@ -19,14 +19,13 @@ versions it has, and swebench's tables are not read for them.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from replay.core.digest import digest
 from replay.environments.derive import Derived, merge_packages, requirement_name, translate
 from replay.environments.spec_files import file_reader
 from replay.environments.specs import spec_tables
@@ -60,8 +59,7 @@ class Recipe(BaseModel):
         for name in ("apt", "refusal"):
             if not fields[name]:
                 del fields[name]
-        text = json.dumps(fields, sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:12]
+        return digest(fields, spaced=True)[:12]
 
 
 def recipe_path(repo: str, directory: Path | None = None) -> Path:

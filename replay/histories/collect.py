@@ -15,6 +15,7 @@ import json
 from dataclasses import asdict, dataclass
 
 from replay.agent.loop import AgentConfig, Trace, run_agent, task_messages
+from replay.core.digest import digest
 from replay.environments import snapshots
 from replay.environments.base import Backend, Environment
 from replay.environments.recipes import load_recipe
@@ -22,7 +23,6 @@ from replay.errors import HarnessError
 from replay.histories.trajectories import (
     Step,
     Trajectory,
-    content_key,
     keep,
     load_trajectory,
     record_step,
@@ -48,7 +48,7 @@ class Collected:
 def collection_key(instance: Instance, agent_id: str, config: AgentConfig,
                    seed_index: int) -> str:
     """The identity of a collected trajectory (see the module docstring)."""
-    return content_key({
+    return digest({
         "kind": "collected", "instance": instance.instance_id,
         "base_commit": instance.base_commit,
         "messages": task_messages(instance.problem_statement, TESTBED), "agent": agent_id,

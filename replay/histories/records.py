@@ -11,7 +11,6 @@ boundary rule, so cutting the same history again finds the one already there.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import time
@@ -22,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from replay.core.digest import digest
 from replay.environments.snapshots import Snapshot
 from replay.errors import InputError
 from replay.instances.records import Instance
@@ -78,8 +78,7 @@ class History(BaseModel):
         """sha256 of the messages, the snapshot fingerprint and the boundary rule."""
         content = {"messages": self.messages, "fingerprint": self.snapshot.fingerprint,
                    "boundary": self.boundary.get("rule", "")}
-        text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return hashlib.sha256(text.encode()).hexdigest()
+        return digest(content)
 
 
 def load_history_file(path: Path) -> History:

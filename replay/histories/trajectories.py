@@ -18,7 +18,6 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 from replay.environments.base import Environment
 from replay.environments.snapshots import Snapshot
@@ -106,12 +105,6 @@ class Trajectory:
                        snapshot=snapshot, resolved=self.resolved, trajectory=self.key,
                        divergences=[text for s in self.steps[:count] for text in s.divergences],
                        protocol=self.protocol)
-
-
-def content_key(content: dict[str, Any]) -> str:
-    """sha256 of the canonical JSON of `content`."""
-    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def estimate_tokens(messages: list[Message]) -> int:

@@ -17,8 +17,6 @@ another seed is refused from here without being sent.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import sqlite3
 import threading
@@ -28,6 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from replay.core.digest import canonical_json, digest
 from replay.errors import InputError
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
@@ -89,14 +88,9 @@ def refusal_key(content: dict[str, Any]) -> str:
                       if name not in ("seed", "seed_index")})
 
 
-def canonical_json(value: Any) -> str:
-    """JSON with sorted keys and no whitespace: equal content, equal text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def cache_key(content: dict[str, Any]) -> str:
-    """The sha256 hex digest of the canonical JSON of `content`."""
-    return hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
+    """The key of a model call: the digest of its request content."""
+    return digest(content)
 
 
 # Columns added since the first stores: a store made before gets them, its rows NULL (no time

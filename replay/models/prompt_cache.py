@@ -22,7 +22,7 @@ import os
 import threading
 from typing import Any
 
-from replay.models.cache import canonical_json
+from replay.core.digest import canonical_json
 from replay.models.types import Usage
 
 CHARS_PER_TOKEN = 4

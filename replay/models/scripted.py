@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from replay.models.cache import canonical_json
+from replay.core.digest import canonical_json
 from replay.models.prompt_cache import PromptCaches
 from replay.models.refusals import DIALECTS, context_refusal, exceeds
 from replay.models.scripts import (

@@ -28,6 +28,7 @@ from replay.compaction.carriers import post_messages
 from replay.compaction.fusion import FUSION_VERSION
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import Summary, parse_summarizer, summarize
+from replay.core.digest import digest
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
 from replay.errors import HarnessError, InputError
@@ -42,7 +43,7 @@ from replay.paths import TESTBED
 from replay.store import Store
 from replay.sweep.continuation import artifacts_of, continuation_key, continue_and_grade, model_id
 from replay.sweep.histories import with_histories
-from replay.sweep.plan import CellId, CellResult, Plan, digest
+from replay.sweep.plan import CellId, CellResult, Plan
 from replay.sweep.summaries import (
     keep_summary,
     kept_refusal,

@@ -23,12 +23,12 @@ without its tests being run.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from replay.agent.loop import Action, AgentConfig, Trace, run_agent
+from replay.core.digest import digest
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
 from replay.errors import HarnessError
@@ -85,8 +85,7 @@ def continuation_key(instance: Instance, history: History, messages: list[Messag
                "seed_index": seed_index}
     if history.protocol != "tool-calls":
         content["protocol"] = history.protocol
-    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return digest(content)
 
 
 def continue_and_grade(instance: Instance, history: History, env: Environment, recipe: Recipe,

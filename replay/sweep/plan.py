@@ -1,7 +1,6 @@
 """Sweeps as plans of cells, kept in the store: runs, cells and their results."""
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Iterable
@@ -11,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from replay.core.digest import digest
 from replay.errors import InputError
 from replay.store import Store
 
@@ -55,12 +55,6 @@ def open_store(path: Path) -> Store:
     store = Store.open(path)
     store.db.executescript(SCHEMA)
     return store
-
-
-def digest(value: Any) -> str:
-    """The sha256 of the canonical JSON of `value`."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass(frozen=True, order=True)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from replay.agent.tools import ToolError, run_tool
+from replay.core.digest import digest
 from replay.environments import snapshots
 from replay.environments.base import Backend, Environment
 from replay.environments.recipes import Recipe, load_recipe
@@ -34,7 +35,6 @@ from replay.histories.records import History
 from replay.histories.trajectories import (
     Step,
     Trajectory,
-    content_key,
     context_tokens,
     diff_blocks,
     estimate_tokens,
@@ -64,9 +64,9 @@ class Imported:
 
 def import_key(recorded: Recorded, instance: Instance) -> str:
     """The identity of an imported trajectory: its format, instance, model and messages."""
-    return content_key({"kind": "imported", "format": recorded.format,
-                        "instance": instance.instance_id, "base_commit": instance.base_commit,
-                        "model": recorded.model, "messages": recorded.messages})
+    return digest({"kind": "imported", "format": recorded.format,
+                   "instance": instance.instance_id, "base_commit": instance.base_commit,
+                   "model": recorded.model, "messages": recorded.messages})
 
 
 def import_files(paths: Sequence[Path], rules: Sequence[Rule], instances: Sequence[Instance],

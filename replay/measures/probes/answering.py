@@ -21,11 +21,12 @@ from typing import Any
 from replay.agent.tools import TOOLS
 from replay.compaction.carriers import post_messages
 from replay.compaction.summarize import parse_summarizer
+from replay.core.digest import canonical_json
 from replay.errors import HarnessError
 from replay.histories.records import History
 from replay.measures.probes.files import Probe, ProbeSet
 from replay.measures.probes.grading import Grade, grade
-from replay.models.cache import CallCache, canonical_json
+from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec
 from replay.paths import TESTBED

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from replay.compaction.fusion import reply_object
+from replay.core.digest import canonical_json
 from replay.measures.probes.files import Probe
-from replay.models.cache import canonical_json
 
 
 def same(expected: Any, got: Any) -> bool:

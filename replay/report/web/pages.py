@@ -9,7 +9,6 @@ pages carry no script; their Content-Security-Policy forbids any.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import re
 from importlib import resources
@@ -18,6 +17,7 @@ from typing import Any
 
 import jinja2
 
+from replay.core.digest import digest
 from replay.report.histories import HISTORY_COLUMNS, history_rows
 from replay.report.tables import CODES, Report, code
 from replay.report.web.data import GridView, cell_view, grid_view, seeds_of
@@ -36,8 +36,8 @@ LEGEND = {"preserved": "PRE and POST pass", "damaged": "PRE passes, POST fails",
 
 def page_name(instance: str, summarizer: str, seed: int) -> str:
     """The path of a cell page relative to the grid: readable, and unique by its digest."""
-    digest = hashlib.sha256(json.dumps([instance, summarizer, seed]).encode()).hexdigest()[:8]
-    return f"cells/{_slug(instance)}.{_slug(summarizer)}.s{seed}.{digest}.html"
+    short = digest([instance, summarizer, seed], spaced=True)[:8]
+    return f"cells/{_slug(instance)}.{_slug(summarizer)}.s{seed}.{short}.html"
 
 
 def _slug(text: str) -> str:

@@ -1,0 +1,110 @@
+"""Every content identity of replay is the one canonical-JSON digest (replay.core.digest), and
+every key is byte for byte the key that main at 529a986 computed for the same content, so the
+caches of stores written before still answer (the hex values below were computed there)."""
+
+from __future__ import annotations
+
+from replay.agent.loop import AgentConfig
+from replay.compaction.sources import PromptText
+from replay.core.digest import canonical_json, digest
+from replay.environments.docker_images import _key as image_key
+from replay.environments.recipes import Recipe
+from replay.environments.snapshots import Snapshot
+from replay.histories.collect import collection_key
+from replay.histories.importers.rebuild import import_key
+from replay.histories.importers.recorded import Recorded
+from replay.histories.records import History
+from replay.instances.records import Instance
+from replay.models.cache import cache_key, refusal_key, request_content
+from replay.models.types import ChatRequest, ModelSpec
+from replay.report.web.pages import page_name
+from replay.sweep.cells import CellTask, summary_key
+from replay.sweep.continuation import continuation_key
+from replay.sweep.plan import CellId, Plan, PlannedHistory
+
+INSTANCE = Instance(instance_id="owner__name-7", repo="owner/name", base_commit="0123456789abcdef",
+                    patch="diff --git a/x b/x\n", test_patch="diff --git a/t b/t\n",
+                    problem_statement="Ünïcode — “quotes” break parse()", FAIL_TO_PASS=["t::a"],
+                    PASS_TO_PASS=[], version="1.0")
+MESSAGES = [{"role": "system", "content": "Be careful."},
+            {"role": "user", "content": "Fix parse() — ça casse: 日本語"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "call_1", "type": "function",
+                 "function": {"name": "bash", "arguments": "{\"command\": \"ls\"}"}}]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "a.py\nb.py"}]
+SNAPSHOT = Snapshot(base_commit="0123456789abcdef", diff=b"diff --git a/a.py b/a.py\n",
+                    fingerprint="f1e2d3c4b5a6")
+HISTORY = History(instance_id="owner__name-7", messages=MESSAGES, snapshot=SNAPSHOT,
+                  boundary={"rule": "steps:2", "step": 2, "tokens": 99}, model="m", source="s")
+MIMIC = HISTORY.model_copy(update={"protocol": "mini-swe-agent"})
+SPEC = ModelSpec(alias="summ", provider="openai", model="summ-1", base_url="http://127.0.0.1:9/v1",
+                 temperature=0.5, max_tokens=512)
+REQUEST = ChatRequest(messages=MESSAGES, temperature=1.0, max_tokens=256, seed=3)
+CONFIG = AgentConfig(max_steps=5, temperature=1.0)
+PROMPT = PromptText(name="claude-code", agent="claude-code", registry="npm", package="p",
+                    version="1.2.3", digest="sha512-x", parts={"user": "Summarize — now."},
+                    synced_at="2026-01-01T00:00:00Z")
+PLAN = Plan(kind="backbone", agent="agent", agent_id="openai:agent@http://127.0.0.1:9/v1",
+            temperature=1.0, prompt_sources="/tmp/sources.toml", instances=("owner__name-7",),
+            summarizers=("summ:claude-code", "anchor_index"),
+            histories=(PlannedHistory(instance_id="owner__name-7", id="abc", rule="steps:2"),))
+RECIPE = Recipe(repo="owner/name", version="1.0", python="3.11", packages=["pytest==8.0", "naïve"],
+                install="pip install -e .", env={"LANG": "C.UTF-8"})
+
+
+def _summary(summarizer: str, backbone: ModelSpec | None, judge: ModelSpec | None = None) -> str:
+    return summary_key(CellTask(CellId("owner__name-7", "post", summarizer, 1), INSTANCE, HISTORY,
+                                backbone=backbone, prompt=PROMPT if backbone else None,
+                                judge=judge, temperature=1.0))
+
+
+def test_the_one_digest_is_sha256_of_canonical_json() -> None:
+    value = {"b": [1, 2.5, None, True], "a": {"z": "é", "y": "—"}}
+    assert canonical_json(value) == '{"a":{"y":"—","z":"é"},"b":[1,2.5,null,true]}'
+    assert digest(value) == "6ea298a8529b30f8db760b13457c9c8d6ca6b08b1f35664d4c2cdd8044d6048f"
+    # the form the environments' keys were first hashed in: json.dumps's separators, ASCII
+    assert digest([1, "é", {"b": 1, "a": 2}], spaced=True) == (
+        "2ba2cab999293f42bc3dd78ab2e3edbc56e34f12847b1482b256241af690fcb9")
+
+
+def test_every_key_is_the_key_main_computed() -> None:
+    content = request_content(SPEC, REQUEST, 2)
+    keys = {
+        "cache_key": cache_key(content),
+        "refusal_key": refusal_key(content),
+        "content_id": HISTORY.content_id(),
+        "continuation_key": continuation_key(INSTANCE, HISTORY, MESSAGES, "openai:a@u", CONFIG, 1),
+        "continuation_key mini": continuation_key(INSTANCE, MIMIC, MESSAGES, "openai:a@u", CONFIG,
+                                                  0),
+        "summary_key backbone": _summary("summ:claude-code", SPEC),
+        "summary_key mechanical": _summary("anchor_index", None),
+        "summary_key fused": _summary("summ:claude-code+top:3@summ", SPEC, SPEC),
+        "collection_key": collection_key(INSTANCE, "openai:a@u", CONFIG, 2),
+        "import_key": import_key(Recorded(format="mini-swe-agent", instance_id="owner__name-7",
+                                          model="gpt-x", messages=MESSAGES, opening=2, steps=[]),
+                                 INSTANCE),
+        "plan digest": digest(PLAN.frame()),
+        "plan name": PLAN.default_name(),
+        "recipe digest": RECIPE.digest(),
+        "image key": image_key("replay-base:bookworm", "3.11", ["a", "b"], {"K": "v"}),
+        "page name": page_name("owner__name-7", "summ:claude-code", 1),
+    }
+    assert keys == {
+        "cache_key": "63edf1cdfd633edff60130c457d9966120131b3b87fb556931fae3d9d9f56390",
+        "refusal_key": "20a299a11f92745f0fe0deae22b4af7d18544a5216b4845d00835a23e1ad714d",
+        "content_id": "73047343b00491653701695c12fbf13ca1289ddd300c9d9fcc96fcb5a2623500",
+        "continuation_key": "945304c5e2a06d4cd6b74d62363a9bbddf32936d972808dc0f9492293cff4c3e",
+        "continuation_key mini": (
+            "8b046b934a0cb7f611989d4d082e1c64c2d916b247a89c4d722779542ff72a0c"),
+        "summary_key backbone": "478668f3409b1bdb7fc99c86a524443c927f56ffa8d3d5cfefc4e84f736b1112",
+        "summary_key mechanical": (
+            "c87a82013b7bf3085a169efeb235fdd45e0f095b12fc1c8e54140fa51ed926eb"),
+        "summary_key fused": "b2626498cdfd71ec9418d1c0180e39e55d7185e8fdd765467e664f87b385369d",
+        "collection_key": "d82112adae9fdd7e4821b8294ac37bbd11888f29dcf485069eb321c17e2d977e",
+        "import_key": "ea9b2f7a249f0cd0be5434e9d8136e5b892f1cbbc75fecb47cf6de915d094c19",
+        "plan digest": "b7b0d5ef9bfb87fcf30bd4cf7a56a68cd129c61200ec4b60f79d5eb8ef813dd4",
+        "plan name": "backbone-e902b9e8a2",
+        "recipe digest": "399a1a5b9530",
+        "image key": "4b6841ccf4ab",
+        "page name": "cells/owner__name-7.summ_claude-code.s1.3f4c31f2.html",
+    }
