@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from replay.core.files import write_atomic
 from replay.errors import InputError
 
 SCHEMA_VERSION = 1
@@ -136,12 +137,7 @@ class Store:
 
     def write_artifact(self, data: bytes, *parts: str) -> Path:
         """Write an artifact atomically and return its path."""
-        target = self.artifact_path(*parts)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(target.name + ".partial")
-        partial.write_bytes(data)
-        partial.replace(target)
-        return target
+        return write_atomic(self.artifact_path(*parts), data)
 
     def record_validation(self, instance_id: str, backend: str, status: str,
                           reasons: list[str], checks: dict[str, Any]) -> None:

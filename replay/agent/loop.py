@@ -26,6 +26,7 @@ from replay.agent.protocols import (
     tools_for,
 )
 from replay.agent.tools import BASH_OUTPUT_LIMIT, ToolError, parse_arguments, run_tool
+from replay.core.files import write_atomic
 from replay.environments.base import Environment
 from replay.errors import HarnessError, InputError
 from replay.models.retry import ModelDeadlineExceeded
@@ -84,10 +85,7 @@ class Trace:
 
     def save(self, path: Path) -> None:
         """Write the trace atomically (a killed run leaves the previous step's trace)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(path.name + ".partial")
-        partial.write_text(json.dumps(self.to_dict(), indent=1), encoding="utf-8")
-        partial.replace(path)
+        write_atomic(path, json.dumps(self.to_dict(), indent=1))
 
 
 def load_prompt(name: str) -> str:

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from replay.core.files import write_atomic
 from replay.errors import InputError
 from replay.paths import home, prompts_dir
 
@@ -173,17 +172,7 @@ def cache_path(name: str) -> Path:
 
 def save_prompt(prompt: PromptText) -> Path:
     """Write a synced prompt to the cache atomically; return its path."""
-    path = cache_path(prompt.name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{prompt.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(prompt.model_dump_json(indent=2))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomic(cache_path(prompt.name), prompt.model_dump_json(indent=2))
 
 
 def cache_status(source: PromptSource) -> tuple[str, PromptText | None]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 
+from replay.core.files import write_atomic
 from replay.environments.repos import find_mirror, git
 from replay.errors import InputError
 from replay.paths import home
@@ -66,10 +67,7 @@ def file_reader(repo: str, commit: str, mirrors: Path | None) -> FileReader:
         text = (_from_mirror(mirror, commit, path) if mirror is not None
                 else _from_github(repo, commit, path))
         if text is not None:
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            partial = cached.with_name(cached.name + ".partial")
-            partial.write_text(text, encoding="utf-8")
-            partial.replace(cached)
+            write_atomic(cached, text)
         return text
 
     return read

@@ -4,6 +4,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from replay.core.files import write_atomic
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
 from replay.errors import InputError
@@ -89,10 +90,7 @@ def run_tests(env: Environment, instance: Instance, recipe: Recipe, log_path: Pa
     result = env.exec(eval_script(instance, recipe), timeout=timeout,
                       output_limit=5_000_000)
     text = result.output + (f"\n{TIMED_OUT}\n" if result.timed_out else "")
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    partial = log_path.with_suffix(log_path.suffix + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    partial.replace(log_path)
+    write_atomic(log_path, text)
     grade = grade_log(instance, text)
     grade.log_path = str(log_path)
     grade.duration = result.duration

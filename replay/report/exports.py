@@ -8,6 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from replay.core.files import write_atomic
 from replay.report.histories import HISTORY_COLUMNS, history_rows
 from replay.report.spend import run_spend, spend_markdown
 from replay.report.tables import (
@@ -161,7 +162,7 @@ def heatmap(report: Report, path: Path) -> Path:
     """Draw the outcome grid as a PNG (matplotlib's Agg canvas, no display needed)."""
     image = io.BytesIO()
     heatmap_figure(report).savefig(image, format="png", dpi=HEATMAP_DPI)
-    return _write_atomic(path, image.getvalue())
+    return write_atomic(path, image.getvalue())
 
 
 def write(report: Report, folder: Path) -> list[Path]:
@@ -175,16 +176,9 @@ def write(report: Report, folder: Path) -> list[Path]:
     texts = {"report.json": json.dumps(to_json(report), indent=1),
              "outcomes.csv": _csv(outcome_rows), "cells.csv": _csv(diagnostics(report)),
              "report.md": to_markdown(report)}
-    paths = [_write_atomic(folder / name, text.encode()) for name, text in texts.items()]
+    paths = [write_atomic(folder / name, text.encode()) for name, text in texts.items()]
     paths.append(heatmap(report, folder / "heatmap.png"))
     return paths
-
-
-def _write_atomic(path: Path, data: bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_bytes(data)
-    return partial.replace(path)
 
 
 def reports_folder(store: Store, run: str) -> Path:

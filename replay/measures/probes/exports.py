@@ -9,6 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from replay.core.files import write_atomic
 from replay.measures.probes.answering import Answer, Context
 from replay.measures.probes.scores import HistoryScore, Row
 
@@ -62,9 +63,4 @@ def write(folder: Path, about: dict[str, Any], rows: list[Row], scores: list[His
     files = {"probes.json": json.dumps(document, indent=1, ensure_ascii=False),
              "probes.csv": _csv(ROW_COLUMNS, row_records),
              "answers.csv": _csv(ANSWER_COLUMNS, answer_records)}
-    written = []
-    for name, text in files.items():
-        path = folder / name
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
-    return written
+    return [write_atomic(folder / name, text) for name, text in files.items()]

@@ -18,6 +18,7 @@ from typing import Any
 import jinja2
 
 from replay.core.digest import digest
+from replay.core.files import write_atomic
 from replay.report.histories import HISTORY_COLUMNS, history_rows
 from replay.report.tables import CODES, Report, code
 from replay.report.web.data import GridView, cell_view, grid_view, seeds_of
@@ -138,9 +139,5 @@ def write_site(store: Store, run: str, folder: Path) -> list[Path]:
         files[name] = render_cell(store, report, instance, summarizer, seed).encode()
     written = []
     for name, data in files.items():
-        target = folder / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(target.name + ".partial")
-        partial.write_bytes(data)
-        written.append(partial.replace(target))
+        written.append(write_atomic(folder / name, data))
     return written
