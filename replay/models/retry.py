@@ -1,11 +1,10 @@
-"""The one retry wrapper: one deadline per model call across its attempts, capped exponential
-backoff, and a breaker shared by the model clients of one command.
-
-Only `ModelTransientError` is retried, up to `max_attempts` attempts. Each attempt is given the
-time left before the call's deadline; when the deadline passes, or a wait would end past it, the
-call fails with `ModelDeadlineExceeded` (a harness fault: the cell is `error`, retried next run).
-A server's Retry-After wins over the backoff (up to `max_retry_after`). After the last attempt
-the transient error propagates; any other exception is never retried.
+"""The one retry wrapper of model calls. The policy is tenacity's: up to `max_attempts`
+attempts, full-jitter exponential waits, a stop before a wait that would end past the call's one
+deadline, a notice before each retry. What tenacity lacks is here: which faults are retried (only
+`ModelTransientError`; a `Halt` trips the breaker; nothing else is retried), a server's
+Retry-After over the backoff, the time left given to each attempt, `ModelDeadlineExceeded` (a
+harness fault: the cell is `error`, retried next run) when the deadline stops the call, and the
+breaker. After the last attempt the transient error propagates.
 
 The breaker counts connection failures in a row per endpoint (refused, unreachable: not HTTP
 errors, which prove the server is there). At `threshold` it trips and the call fails with
@@ -17,12 +16,20 @@ of its cells in turn.
 from __future__ import annotations
 
 import logging
-import random
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
+
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    stop_before_delay,
+    wait_random_exponential,
+)
 
 from replay.errors import Halt, HarnessError
 from replay.models.transport import CONNECTION, ModelTransientError
@@ -37,17 +44,19 @@ BREAKER_THRESHOLD = 3  # connection failures in a row that make an endpoint unre
 
 @dataclass(frozen=True)
 class Backoff:
-    """Waits between attempts: full-jitter exponential from `initial` up to `cap` seconds."""
+    """Waits between attempts: full-jitter exponential from `initial` up to `cap` seconds, or
+    the server's Retry-After (up to `max_retry_after`); a tenacity wait strategy."""
 
     initial: float = 1.0
     cap: float = 60.0
     max_retry_after: float = 600.0
 
-    def wait(self, attempt: int, error: ModelTransientError) -> float:
-        """Seconds to wait after failed attempt number `attempt` (1-based)."""
-        if error.retry_after is not None:
+    def __call__(self, state: RetryCallState) -> float:
+        """Seconds to wait after the attempt `state` describes failed."""
+        error = state.outcome.exception() if state.outcome else None
+        if isinstance(error, ModelTransientError) and error.retry_after is not None:
             return min(error.retry_after, self.max_retry_after)
-        return random.uniform(0, min(self.cap, self.initial * 2 ** (attempt - 1)))
+        return wait_random_exponential(multiplier=self.initial, max=self.cap)(state)
 
 
 DEFAULT_BACKOFF = Backoff()
@@ -139,30 +148,43 @@ def retry_call(fn: Callable[[float], T], *, model: str, endpoint: str, max_attem
         raise ValueError("max_attempts must be at least 1")
     breaker = breaker or Breaker()
     end = time.monotonic() + deadline
-    attempt = 0
-    while True:
-        attempt += 1
+
+    def attempt() -> T:
         breaker.check()
         try:
             result = fn(end - time.monotonic())
         except ModelTransientError as error:
             breaker.failed(endpoint, error)
-            pause = backoff.wait(attempt, error) if attempt < max_attempts else 0.0
-            if time.monotonic() + pause >= end:
-                raise ModelDeadlineExceeded(
-                    f"model {model!r} at {endpoint}: no answer within the {deadline:g} s call "
-                    f"deadline ({attempt} attempt(s), the last: {error.why})") from error
-            if attempt == max_attempts:
-                raise
-            (on_retry or _log)(RetryNotice(model, endpoint, attempt, max_attempts, error.why,
-                                           pause))
-            breaker.sleep(pause)
-            continue
+            raise
         except Halt as halt:
             breaker.trip(str(halt))
             raise
         breaker.answered(endpoint)
         return result
+
+    def announce(state: RetryCallState) -> None:
+        (on_retry or _log)(RetryNotice(model, endpoint, state.attempt_number, max_attempts,
+                                       _failure(state).why, state.upcoming_sleep))
+
+    def give_up(state: RetryCallState) -> T:
+        error = _failure(state)
+        pause = state.upcoming_sleep if state.attempt_number < max_attempts else 0.0
+        if (state.seconds_since_start or 0.0) + pause >= deadline:
+            raise ModelDeadlineExceeded(
+                f"model {model!r} at {endpoint}: no answer within the {deadline:g} s call "
+                f"deadline ({state.attempt_number} attempt(s), the last: {error.why})") from error
+        raise error
+
+    return Retrying(
+        retry=retry_if_exception_type(ModelTransientError), wait=backoff,
+        stop=stop_after_attempt(max_attempts) | stop_before_delay(deadline),
+        before_sleep=announce, retry_error_callback=give_up, sleep=breaker.sleep)(attempt)
+
+
+def _failure(state: RetryCallState) -> ModelTransientError:
+    error = state.outcome.exception() if state.outcome else None
+    assert isinstance(error, ModelTransientError), "only transient errors are retried"
+    return error
 
 
 def _log(notice: RetryNotice) -> None:
