@@ -66,6 +66,8 @@ def read_claude_code(records: Iterable[tuple[int, dict[str, Any]]], source: str)
     for line, record in records:
         kind = record.get("type")
         reader.chain.add(record, line)
+        if not reader.session.cwd and isinstance(record.get("cwd"), str):
+            reader.session.cwd = record["cwd"]
         if kind in _SKIPPED_TYPES or record.get("isSidechain") or record.get("isMeta"):
             continue
         if kind == "system" and record.get("subtype") == "compact_boundary":

@@ -119,6 +119,8 @@ def read_codex(records: Iterable[tuple[int, dict[str, Any]]], source: str) -> Se
         kind, payload = record.get("type"), record.get("payload")
         if kind not in _WRAPPED or not isinstance(payload, dict):
             reader.item(record)  # an older rollout's bare item (metadata lines have no type)
+        elif kind == "session_meta" and isinstance(payload.get("cwd"), str):
+            reader.session.cwd = reader.session.cwd or payload["cwd"]
         elif kind == "response_item":
             reader.item(payload)
         elif kind == "compacted":
