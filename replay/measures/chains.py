@@ -7,8 +7,8 @@ For compaction k of a session (its position in the chain is k, from 1):
   serialized characters of them) that recur in the messages after the boundary, up to the next;
 - production-chain retention: the reference is the details of the first `FUTURE_PAYLOADS`
   messages after the boundary (no recurrence required);
-- the disorder check: files written anywhere before the boundary that the summary describes as
-  pending work;
+- the disorder check (`replay.measures.disorder`): files finished before the boundary, with
+  evidence, that the summary shows as pending work;
 - with `baseline`, the same two references scored on `anchor_index` written from what the
   compactor saw, cut to the summary's size in characters (`replay.measures.baseline`), and on
   the unbounded index (`anchor_index_full`): the mechanical baseline beside the production
@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from replay.measures.baseline import BUDGETED, FULL, MethodScore, baseline_texts
 from replay.measures.details import find_details, message_payload
+from replay.measures.disorder import disorder
 from replay.measures.matching import PathForms
 from replay.measures.retention import (
     FUTURE_PAYLOADS,
@@ -36,7 +37,6 @@ from replay.measures.retention import (
     Occurrences,
     PositionMean,
     Score,
-    disorder,
     future_reference,
     position_means,
     recurring_reference,
@@ -124,7 +124,8 @@ def score_session(session: Session, limits: Limits, baseline: bool = False,
                                     forms)
         scored.recurring = score(recurring, compaction.summary, forms)
         scored.future = score(upcoming, compaction.summary, forms)
-        scored.disorder = disorder(written, compaction.summary)
+        scored.disorder = disorder(session.messages[:compaction.index],
+                                   session.messages[compaction.index:stop], compaction.summary)
         if baseline:
             texts = baseline_texts(_seen_messages(session, position), len(compaction.summary))
             scored.baseline = [MethodScore(name, len(text), score(recurring, text, forms),

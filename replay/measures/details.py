@@ -125,7 +125,7 @@ _HOST_NAME = re.compile(_HOST)
 # Blob ids of a diff's `index` line; a tool's banner version and build id (`vite v6.4.1`,
 # `bun install v1.3.13 (bf2e2cec)`, `Bun v1.3.13 (Linux x64)`): the tool's, not the work's.
 _TOOL_LINES = re.compile(r"^index [0-9a-f]{7,}\.\.[0-9a-f]{7,}(?: \d+)?$"
-                         r"|(?<=[a-z] )v\d+\.\d+\.\d+(?: \([\w ]+\))?(?= |$)", re.MULTILINE)
+                         r"|(?<=[A-Za-z] )v\d+\.\d+\.\d+(?: \([\w ]+\)|$)", re.MULTILINE)
 _GLOB = re.compile(r"\*[/._-]|/\*")  # a glob's star, not markdown's `**bold**`
 
 

@@ -14,14 +14,12 @@ Secrets are never part of a reference (a compactor is right to redact them). A r
 at most `Limits.max_chars` serialized characters of each side and keeps at most
 `Limits.per_kind` values of each kind, in order of first sight.
 
-The disorder check flags a summary that describes a file already written before the boundary
-next to pending-work phrases ("next", "TODO", "still need to", ...), under a heading that names
-pending work or on the same line: finished work presented as work still to do.
+The disorder check is in `replay.measures.disorder`; `written_files` (what tool calls wrote) is
+here, shared by it and the scores.
 """
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -40,10 +38,6 @@ UNSCORED = ("number",)
 PER_KIND = 40
 SCORED_KINDS = tuple(kind for kind in KINDS if kind not in UNSCORED)
 FUTURE_PAYLOADS = 5
-PENDING = re.compile(r"\b(?:next|todo|to-do|to do|still need(?:s)? to|remaining|remains|pending|"
-                     r"not yet|yet to|left to|need(?:s)? to|will|should|must|outstanding)\b",
-                     re.IGNORECASE)
-_HEADING = re.compile(r"^\s*(?:#+\s*.*|(?:\d+[.)]|[-*])?\s*\**[A-Z][^:\n]{0,60}:\**\s*)$")
 _WRITE_TOOLS = {"write", "edit", "multiedit", "write_file", "edit_file", "create_file",
                 "str_replace_editor", "str_replace_based_edit_tool", "notebookedit", "apply_patch",
                 "create", "replace", "insert"}
@@ -193,27 +187,6 @@ def written_files(messages: Sequence[Message]) -> list[str]:
                 paths.update(dict.fromkeys(path for path in _REDIRECT.findall(command)
                                            if not path.startswith("/dev/")))
     return list(paths)
-
-
-def pending_lines(summary: str) -> list[str]:
-    """The summary's lines that describe pending work: under a heading that names it, or
-    holding a pending-work phrase themselves."""
-    lines, under_pending = [], False
-    for line in summary.splitlines():
-        if _HEADING.match(line):
-            under_pending = bool(PENDING.search(line))
-            continue
-        if under_pending or PENDING.search(line):
-            lines.append(line)
-    return lines
-
-
-def disorder(written: Iterable[str], summary: str) -> list[str]:
-    """Basenames of written files that the summary describes as pending work."""
-    names = {posixpath.basename(path.rstrip("/")) for path in written} - {""}
-    pending = pending_lines(summary)
-    return sorted(name for name in names if any(
-        re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", line) for line in pending))
 
 
 @dataclass

@@ -69,6 +69,7 @@ class Validation:
     unlabelled: list[Sampled]
     flagged: list[tuple[str, int, str]] = field(default_factory=list)
     true_flags: int = 0
+    candidates: int = 0
     positives: int = 0
     found_positives: int = 0
     unlabelled_flags: list[tuple[str, int, str]] = field(default_factory=list)
@@ -126,6 +127,7 @@ def validate(folder: Path, limits: Limits | None = None) -> Validation:
     result = Validation(len(sessions), 0, by_kind, unlabelled)
     pending = _disorder_labels(folder / DISORDER)
     result.positives = sum(label == PENDING_LABEL for label in pending.values())
+    result.candidates = len(pending)
     for session in report.sessions:
         name = posixpath.basename(session.source)
         for compaction in session.compactions:
@@ -171,8 +173,8 @@ def markdown_table(found: Validation) -> str:
                          f"{_figure(precision.share)} |")
     lines += ["", "| disorder check | figure | n |", "|---|---|---|",
               f"| precision | {_figure(found.disorder_precision)} | {len(found.flagged)} flags |",
-              f"| recall | {_figure(found.disorder_recall)} | {found.positives} labelled "
-              "finished-shown-as-pending |"]
+              f"| recall | {_figure(found.disorder_recall)} | {found.positives} of "
+              f"{found.candidates} labelled files finished-shown-as-pending |"]
     return "\n".join(lines)
 
 
