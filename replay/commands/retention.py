@@ -39,12 +39,15 @@ def run_command(run: str | None, store_path: Path, limits: Limits, out: Console)
     for reason in skipped:
         out.print(f"[yellow]left out[/] {escape(reason)}", highlight=False)
     table = Table(title=Text(f"recurring-detail retention of run {name} (seed 0)"))
-    for column in ("summarizer", "retention", "scored", "empty reference"):
+    for column in ("summarizer", "retention", "n", "empty reference", "reference size (mean)",
+                   "reference source"):
         table.add_column(column)
     means = summarizer_means([{"summarizer": r.summarizer, "seed_index": r.seed_index,
-                               "share": r.share} for r in rows])
-    for summarizer, (value, scored, empty) in means.items():
-        table.add_row(Text(summarizer), percent(value), str(scored), str(empty))
+                               "share": r.share, "size": r.score.size, "source": r.source}
+                              for r in rows])
+    for summarizer, (value, scored, empty, size, source) in means.items():
+        table.add_row(Text(summarizer), percent(value), str(scored), str(empty),
+                      "-" if size is None else f"{size:.1f}", source)
     out.print(table)
     out.print(Text(f"kept {len(rows)} score(s) of run {name} in {store_path}; `replay report "
                    f"{name}` shows them beside task damage"), soft_wrap=True)
