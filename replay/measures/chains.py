@@ -125,7 +125,8 @@ def score_session(session: Session, limits: Limits, baseline: bool = False,
         scored.recurring = score(recurring, compaction.summary, forms)
         scored.future = score(upcoming, compaction.summary, forms)
         scored.disorder = disorder(session.messages[:compaction.index],
-                                   session.messages[compaction.index:stop], compaction.summary)
+                                   session.messages[compaction.index:stop], compaction.summary,
+                                   written)
         if baseline:
             texts = baseline_texts(_seen_messages(session, position), len(compaction.summary))
             scored.baseline = [MethodScore(name, len(text), score(recurring, text, forms),

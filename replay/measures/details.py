@@ -122,10 +122,11 @@ _SHORT_PART = re.compile(r"(?:^|\.)\w(?:\.|$)")  # `e.g`: a one-letter part is n
 _ERROR_ENDS = ("Error", "Exception", "Warning", "Failure", "Fault", "Exit", "Interrupt")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 _HOST_NAME = re.compile(_HOST)
-# Blob ids of a diff's `index` line; a tool's banner version and build id (`vite v6.4.1`,
-# `bun install v1.3.13 (bf2e2cec)`, `Bun v1.3.13 (Linux x64)`): the tool's, not the work's.
-_TOOL_LINES = re.compile(r"^index [0-9a-f]{7,}\.\.[0-9a-f]{7,}(?: \d+)?$"
-                         r"|(?<=[A-Za-z] )v\d+\.\d+\.\d+(?: \([\w ]+\)|$)", re.MULTILINE)
+# Blob ids of a diff's `index` line; a tool's banner version and build id (`tsup v8.3.5` ending a
+# line, `bun install v1.3.13 (bf2e2cec)`, `Bun v1.3.13 (Linux x64)`): the tool's, not the work's.
+# Both patterns open with a literal, which the regex engine scans for quickly.
+_INDEX_LINE = re.compile(r"\nindex [0-9a-f]{7,}\.\.[0-9a-f]{7,}(?: \d+)?(?=\n|$)")
+_BANNER = re.compile(r" v\d+\.\d+\.\d+(?: \([\w ]+\))?(?=\n|$)")
 _GLOB = re.compile(r"\*[/._-]|/\*")  # a glob's star, not markdown's `**bold**`
 
 
@@ -162,8 +163,7 @@ class Details:
 
 def find_details(text: str) -> Details:
     """The details of `text` (see the module docstring)."""
-    if "index " in text or " v" in text:
-        text = _TOOL_LINES.sub(" ", text)
+    text = _without_tool_lines(text)
     found = Details()
     _find_secrets(found, text)
     _find_errors(found, text)
@@ -174,6 +174,20 @@ def find_details(text: str) -> Details:
     for kind, value in _token_details(dict.fromkeys(text.split())):
         _dispatch(found, kind, value)
     return found
+
+
+def _without_tool_lines(text: str) -> str:
+    """`text` with diff index lines and tool banners' versions blanked (see `_BANNER`)."""
+    spans = [match.span() for match in _INDEX_LINE.finditer(text)]
+    spans += [match.span() for match in _BANNER.finditer(text)
+              if match.start() > 0 and text[match.start() - 1].isalpha()]
+    if not spans:
+        return text
+    pieces, last = [], 0
+    for start, end in sorted(spans):
+        pieces.append(text[last:start])
+        last = max(last, end)
+    return " ".join([*pieces, text[last:]])
 
 
 def _token_details(tokens: Iterable[str]) -> list[tuple[str, str]]:

@@ -92,6 +92,12 @@ def pending_files(paths: Iterable[str], summary: str) -> list[str]:
         re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", unit) for unit in units))
 
 
-def disorder(before: Sequence[Message], after: Sequence[Message], summary: str) -> list[str]:
-    """Finished files (with evidence) that the summary shows as pending work."""
-    return pending_files(finished_files(before, after), summary)
+def disorder(before: Sequence[Message], after: Sequence[Message], summary: str,
+             written: Iterable[str] | None = None) -> list[str]:
+    """Finished files (with evidence) that the summary shows as pending work; `written`, the
+    files `before` wrote when known, lets a summary that shows none of them as pending be
+    answered without reading the evidence."""
+    candidates = pending_files(written_files(before) if written is None else written, summary)
+    if not candidates:
+        return []
+    return sorted(set(candidates) & set(pending_files(finished_files(before, after), summary)))

@@ -79,36 +79,41 @@ _HARNESS = re.compile(
     r"|local-command-caveat|local-command-stderr|environment_context|user_instructions"
     r"|permissions instructions|user-prompt-submit-hook|ide_opened_file|ide_selection)>"
     r".*?(?:</\1>|\Z)", re.DOTALL | re.MULTILINE)  # to the end when the close was cut off
-_RANGE = re.compile(r"[\w/-]\.\.\.?[\w/-]")
+_RANGE = re.compile(r"[\w-]\.\.\.?[\w-]")  # `a..b`, `a...b`; not `../`
 _TIMING = re.compile(r"\d+\.\d+ ?(?:ms|s|sec|secs|seconds|min|minutes)")
 _ROUTINE = re.compile(r"git (?:status|log|diff|show|branch|remote|fetch|stash list)"
-                      r"(?: (?:-[\w-]+(?:=\S+)?|\d+|HEAD|main|master|origin|2>&1|\|)| head -\d+)*")
+                      r"(?: (?:-[\w-]+(?:=\S+)?|\d+|HEAD|main|master|origin|2>&1|\|"
+                      r"|[\w~^-]+\.\.\.?[\w~^-]+)| head -\d+)*")
+_BOILERPLATE_HINTS = ("claude", "codex", "anthropic", "co-authored", "chatgpt", "redacted")
 _SLASHED = re.compile(r"/[\w.-]+/?")
 _COMMIT = re.compile(r"(\w+)(?:\([\w./-]*\))?!?:?")
 
 
 def noise_rule(kind: str, value: str) -> str | None:
     """The rule of `RULES` that `value`, found as `kind`, breaks; None for a detail. Every kind
-    is tried with every rule; a rule fires on the forms it names (a name, a one-part path)."""
-    if _BOILERPLATE.search(value):
+    is tried with every rule; a rule fires on the forms it names (a name, a one-part path).
+    Cheap tests come first: most values break no rule."""
+    lowered = value.lower()
+    if any(hint in lowered for hint in _BOILERPLATE_HINTS) and _BOILERPLATE.search(value):
         return "boilerplate"
-    if kind == "number" and _TIMING.fullmatch(value):
-        return "timing"
-    if kind == "command" and _ROUTINE.fullmatch(value):
-        return "routine_command"
-    if kind == "path" and _RANGE.search(value):
+    if kind == "number":
+        return "timing" if _TIMING.fullmatch(value) else None
+    if kind == "command":
+        return "routine_command" if value.startswith("git ") and _ROUTINE.fullmatch(value) else None
+    if kind == "path" and ".." in value and _RANGE.search(value):
         return "git_range"
-    if _SLASHED.fullmatch(value) and "." not in value and kind in ("path", "url", "identifier"):
+    if value.startswith("/") and "." not in value and kind in ("path", "url", "identifier") and (
+            _SLASHED.fullmatch(value)):
         return "slash_command"
     name = value[:-1] if value.endswith("(") else value
-    commit = _COMMIT.fullmatch(name)
-    if commit and commit.group(1).lower() in COMMIT_TYPES and kind != "command":
+    if len(name) <= 16 and _COMMIT.fullmatch(name) and (
+            name.split("(")[0].rstrip("!:").lower() in COMMIT_TYPES):
         return "commit_type"
     if not name.replace(".", "_").isidentifier():
         return None
     if len(name.strip("_.")) <= 2:
         return "short_token"
-    if name in KEYWORDS or name.lower() in KEYWORDS:
+    if name in KEYWORDS:
         return "keyword"
     return "tool_name" if name in TOOL_NAMES else None
 
