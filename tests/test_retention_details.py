@@ -12,10 +12,8 @@ from replay.measures.details import KINDS, find_details, message_payload, serial
 from replay.measures.retention import (
     Limits,
     Occurrences,
-    disorder,
     future_reference,
     mean,
-    pending_lines,
     position_means,
     recurring_reference,
     score,
@@ -158,24 +156,12 @@ def test_lookups_among_distinct_tokens_equal_lookups_in_the_text() -> None:
         assert (value in occurrences) == whole_in(value, text), value
 
 
-def test_disorder_flags_a_written_file_described_as_pending() -> None:
+def test_written_files_of_write_tools_patches_and_redirects() -> None:
     history = [{"role": "assistant", "content": "", "tool_calls": [
         call("Write", file_path="/repo/src/parser.py", content="x"),
         call("apply_patch", input="*** Begin Patch\n*** Update File: src/lexer.py\n@@\n"),
         call("Bash", command="echo ok > notes/done.txt && cat > /dev/null")]}]
-    written = written_files(history)
-    assert written == ["/repo/src/parser.py", "src/lexer.py", "notes/done.txt"]
-    summary = ("1. Primary Request: fix the parser.\n"
-               "   - Wrote parser.py with the new grammar.\n"
-               "7. Pending Tasks:\n"
-               "   - Update lexer.py to emit tokens\n"
-               "8. Current Work:\n"
-               "   - done.txt written\n"
-               "Next, we still need to review done.txt.\n")
-    assert pending_lines(summary) == ["   - Update lexer.py to emit tokens",
-                                      "Next, we still need to review done.txt."]
-    assert disorder(written, summary) == ["done.txt", "lexer.py"]
-    assert disorder(written, "All done: parser.py and lexer.py are written.") == []
+    assert written_files(history) == ["/repo/src/parser.py", "src/lexer.py", "notes/done.txt"]
 
 
 def naive_scan(text: str) -> dict[str, set[str]]:

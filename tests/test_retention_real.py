@@ -51,6 +51,8 @@ def test_per_position_figures(report: ChainReport) -> None:
     assert [round(m.mean, 3) for m in report.future] == [0.408, 0.222, 0.261]
     assert [round(m.mean, 3) for m in report.recurring] == [0.471, 0.464, 0.348]
     assert report.unreadable == 3
+    # no finished file shown as pending: the rule this replaced flagged 3 of 5 here, all false
+    assert (report.disorder_flagged, report.disorder_checked) == (0, 5)
     # unbounded, the mechanical index keeps nearly everything, at several times the size
     for real, full in zip(report.recurring, report.baseline_recurring["anchor_index_full"],
                           strict=True):
