@@ -12,13 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from replay.histories.records import load_history_file
 from replay.measures.chains import score_sessions
 from replay.measures.details import find_details, serialize
 from replay.measures.disorder import disorder, governed_units
 from replay.measures.matching import Occurrences, PathForms
 from replay.measures.noise import RULES
-from replay.measures.retention import Limits, score
+from replay.measures.retention import Limits, recurring_reference, score
+from replay.measures.runs import reference_of
 from replay.measures.session_files import load_sessions
+from replay.sweep.plan import open_store
 
 from conftest import run_replay
 
@@ -191,3 +194,23 @@ def run_replay_script(script: str) -> subprocess.CompletedProcess[str]:
     """Run a script of the repository with the project's Python, as a user would."""
     return subprocess.run([sys.executable, str(ROOT / script)], capture_output=True, text=True,
                           timeout=300, cwd=ROOT)
+
+
+def test_compact_bench_is_scored_against_what_the_real_agent_did_next(tmp_path: Path) -> None:
+    folder = ROOT / "instances" / "compact-bench" / "psf__requests-5414"
+    history = load_history_file(folder / "history.json")
+    shipped = json.loads((folder / "later.json").read_text(encoding="utf-8"))
+    assert shipped["provenance"]["commit"].startswith("d12a71a")
+    assert shipped["history_messages"] == len(history.messages) and shipped["chars"] > 10_000
+    with open_store(tmp_path / "replay.db") as store:
+        reference = reference_of(store, history, {}, Limits(), folder)
+        assert reference.source == "suite"  # the store lacks the trajectory; the suite has it
+        assert reference.history is not None and reference.later is not None
+        chosen = recurring_reference(reference.history, reference.later, Limits())
+        assert sum(map(len, chosen.values())) >= 10
+        # the summary the issue quotes keeps nothing of it
+        glad = score(chosen, "I'm glad you're ready to proceed. Please follow these "
+                             "instructions, as requested by me.")
+        assert glad.found == 0
+        missing = reference_of(store, history, {}, Limits(), tmp_path)
+        assert missing.source == "missing"  # no later steps there and no PRE run yet
