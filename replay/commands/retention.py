@@ -40,14 +40,17 @@ def run_command(run: str | None, store_path: Path, limits: Limits, out: Console)
         out.print(f"[yellow]left out[/] {escape(reason)}", highlight=False)
     table = Table(title=Text(f"recurring-detail retention of run {name} (seed 0)"))
     for column in ("summarizer", "retention", "n", "empty reference", "reference size (mean)",
-                   "reference source"):
+                   "reference source", "summary chars (mean)", "per 1,000 chars"):
         table.add_column(column)
     means = summarizer_means([{"summarizer": r.summarizer, "seed_index": r.seed_index,
                                "share": r.share, "size": r.score.size, "source": r.source}
                               for r in rows])
     for summarizer, (value, scored, empty, size, source) in means.items():
+        chars = _mean_chars([r.chars for r in rows
+                             if r.summarizer == summarizer and r.seed_index == 0])
         table.add_row(Text(summarizer), percent(value), str(scored), str(empty),
-                      "-" if size is None else f"{size:.1f}", source)
+                      "-" if size is None else f"{size:.1f}", source, f"{chars:,.0f}",
+                      _per_thousand_text(value, chars))
     out.print(table)
     out.print(Text(f"kept {len(rows)} score(s) of run {name} in {store_path}; `replay report "
                    f"{name}` shows them beside task damage"), soft_wrap=True)
@@ -97,17 +100,26 @@ def _positions_table(report: ChainReport) -> Table:
               if c.position == chain.position and c.future is not None]
         row = [str(chain.position), percent(chain.mean), str(chain.n), str(chain.empty),
                percent(again.mean), str(again.n), str(again.empty),
-               _mean_chars([c.summary_chars for c in at])]
+               _chars_text([c.summary_chars for c in at])]
         for name in names:
             row += [percent(report.baseline_future[name][index].mean),
                     percent(report.baseline_recurring[name][index].mean),
-                    _mean_chars([m.chars for c in at for m in c.baseline if m.name == name])]
+                    _chars_text([m.chars for c in at for m in c.baseline if m.name == name])]
         table.add_row(*row)
     return table
 
 
-def _mean_chars(sizes: Sequence[int]) -> str:
-    return f"{sum(sizes) / len(sizes):,.0f}" if sizes else "-"
+def _mean_chars(sizes: Sequence[int]) -> float:
+    return sum(sizes) / len(sizes) if sizes else 0.0
+
+
+def _chars_text(sizes: Sequence[int]) -> str:
+    return f"{_mean_chars(sizes):,.0f}" if sizes else "-"
+
+
+def _per_thousand_text(share: float | None, chars: float) -> str:
+    found = per_thousand(share, round(chars))
+    return "-" if found is None else f"{100 * found:.2f}%"
 
 
 def _score_json(found: Score | None, chars: int) -> dict[str, Any] | None:

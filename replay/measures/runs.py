@@ -88,6 +88,7 @@ class RetentionRow:
     seed_index: int
     source: str
     score: Score
+    chars: int = 0  # the size of the summary's text
 
     @property
     def share(self) -> float | None:
@@ -170,8 +171,9 @@ def score_run(store: Store, run: str, limits: Limits) -> tuple[list[RetentionRow
             continue
         forms = PathForms.of([REPOSITORY_ROOT], reference.history.values["path"])
         chosen = recurring_reference(reference.history, reference.later, limits, forms=forms)
+        text = summary_text(summary)
         rows.append(RetentionRow(cell.instance_id, cell.summarizer, cell.seed_index,
-                                 reference.source, score(chosen, summary_text(summary), forms)))
+                                 reference.source, score(chosen, text, forms), len(text)))
     return rows, skipped
 
 
@@ -185,7 +187,8 @@ def keep_scores(store: Store, run: str, rows: Sequence[RetentionRow], limits: Li
             (run, row.instance_id, row.summarizer, row.seed_index, row.share, row.score.found,
              row.score.size, row.source,
              json.dumps({**row.score.to_dict(), "limits": asdict(limits),
-                         "reference": {"source": row.source, "size": row.score.size}}), now)
+                         "reference": {"source": row.source, "size": row.score.size},
+                         "summary_chars": row.chars}), now)
             for row in rows])
 
 
