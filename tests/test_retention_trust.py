@@ -28,6 +28,7 @@ from conftest import run_replay
 ROOT = Path(__file__).resolve().parent.parent
 VALIDATION = Path(__file__).parent / "fixtures" / "validation"
 F5 = VALIDATION / "claude-code-entire-cli-f5-dab3d95bc1-0.jsonl.gz"
+CODEX = VALIDATION / "codex-agentv-79-6eaddfe2f9-0.jsonl.gz"
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +91,17 @@ def test_whole_token_matching_for_every_type_on_a_real_summary() -> None:
     ]:
         assert whole in summary and not text.has(kind, inside), (kind, inside)
         assert text.has(kind, whole), (kind, whole)
+    codex = serialize(load_sessions([CODEX])[0].messages)
+    for kind, inside, whole, line in [
+        ("hash", "2249d3", "2249d3e", "2249d3e fix: use strong id.CheckpointID type"),
+        ("identifier", "CheckpointI", "id.CheckpointID", "2249d3e fix: use strong id.CheckpointID"),
+        ("error_type", "TraceErr", "TraceError", "export interface TraceError {"),
+        ("version", "1.3.1", "v1.3.13", "Bun v1.3.13 (Linux x64)"),
+        ("version", "3.13", "3.13.1", "compound-engineering/3.13.1/skills"),
+    ]:
+        real = Occurrences(line_with(codex if kind in ("error_type", "version") else
+                                     serialize(load_sessions([F5])[0].messages), line))
+        assert real.has(kind, whole) and not real.has(kind, inside), (kind, inside)
     prose = Occurrences("I'm glad you're ready; follow these instructions, as requested, print")
     for kind, value in [("identifier", "str"), ("identifier", "request"), ("identifier", "int"),
                         ("version", "1.2"), ("hash", "abc1234"), ("host", "example.com"),

@@ -10,6 +10,7 @@ Each line is a record. What is read:
   record's `usage` is that request's (input = uncached + cache creation + cache read tokens,
   cached = cache read tokens).
 - `system` records with subtype `compact_boundary`: the boundary, with its trigger.
+- the first record's `cwd`: the session's working directory (paths are matched relative to it).
 
 Left out: sidechain records (subagents), meta records, thinking blocks, and `summary` records
 (the short titles Claude Code writes for its session list, not compactions).

@@ -3,6 +3,7 @@
 Each line is `{"timestamp", "type", "payload"}` (older rollouts write the item itself, after a
 first line of session metadata). What is read:
 
+- `session_meta`: the working directory (`cwd`; paths are matched relative to it);
 - `response_item` messages of the user and the assistant (developer and system instructions
   are left out), tool calls (`function_call`, `custom_tool_call` such as `apply_patch`,
   `local_shell_call`) and their outputs;
