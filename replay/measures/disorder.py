@@ -5,12 +5,14 @@ write before the boundary came a passing test run or a commit, and the messages 
 boundary (up to the next one) do not write it again. A file written and then left, or edited
 again right after the boundary, was still being worked on.
 
-The summary shows a file as pending (`pending_files`) when a unit of it names the file and is
-governed by a pending phrase: the same sentence or list item holds a future-tense phrase ("will",
-"next", "still need to", "TODO", "not yet", ...), or the item sits under a heading that names
-pending work ("Pending Tasks:", "Next steps"). Fenced code, quoted lines (`> `) and quoted
-strings are left out: a phrase inside quoted output or code governs nothing. "should" and
-"must" are not pending phrases: they occur in past-tense corrections and test output.
+The summary shows a file as pending (`pending_files`) when a unit of it names the file as one to
+edit ("implement", "fix", "update", "rewrite", ...) and is governed by a pending phrase: the same
+sentence or list item holds a future-tense phrase ("will", "next", "still need to", "TODO", "not
+yet", ...), or the item sits under a heading that names pending work ("Pending Tasks:", "Next
+steps"). Pending work that only stages, commits, verifies or reviews a file is real work left.
+Fenced code, quoted lines (`> `) and quoted strings are left out: a phrase inside quoted output or
+code governs nothing. "should" and "must" are not pending phrases: they occur in past-tense
+corrections and test output.
 
 A flag is a finished file that the summary shows as pending.
 """
@@ -28,6 +30,10 @@ from replay.models.types import Message
 
 PENDING = re.compile(r"\b(?:next|todo|to-do|still needs? to|not yet|yet to|left to|needs? to|"
                      r"will|going to|remaining|remains to|pending|outstanding)\b", re.IGNORECASE)
+# Pending work *on* a file: to stage, commit, verify, run or review a finished file is real work
+# left, not a finished edit shown as unfinished.
+EDITING = re.compile(r"\b(?:implement|add|fix|update|write|rewrite|create|change|modify|refactor|"
+                     r"edit|finish|complete|rename|move|delete|extend|replace)\b", re.IGNORECASE)
 _HEADING = re.compile(r"^\s*(?:#+\s*.*|(?:\d+[.)]|[-*])?\s*\**[A-Z][^:\n]{0,60}:\**\s*)$")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*])")
 _QUOTED = re.compile(r"\"[^\"\n]*\"")
@@ -85,9 +91,9 @@ def governed_units(summary: str) -> list[str]:
 
 
 def pending_files(paths: Iterable[str], summary: str) -> list[str]:
-    """Basenames of `paths` that a governed unit of the summary names."""
+    """Basenames of `paths` that a governed unit of the summary names as a file to edit."""
     names = {posixpath.basename(path.rstrip("/")) for path in paths} - {""}
-    units = governed_units(summary)
+    units = [unit for unit in governed_units(summary) if EDITING.search(unit)]
     return sorted(name for name in names if any(
         re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", unit) for unit in units))
 
