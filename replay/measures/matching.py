@@ -40,6 +40,7 @@ BOUNDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 _GLUED_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:%|[A-Za-z]+)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _EDGES = ".,;:!?'\"`()[]{}<>"
+_PATH_RUN = re.compile(r"[\w.~@+/-]+")
 _MARKS = ("://", "::", "/")
 _DOTTED_AFTER = frozenset(("path", "host", "version"))  # `x.py` is not in `x.py.bak`
 
@@ -85,6 +86,7 @@ class Occurrences:
         self.joined = "\n".join(self.tokens)
         self._counted: set[str] | None = None
         self._cores: set[str] | None = None
+        self._paths: set[str] | None = None
         self._marked: dict[str, str] = {}
 
     def __contains__(self, value: str) -> bool:
@@ -100,6 +102,8 @@ class Occurrences:
                 if self._cores is None:
                     self._cores = {token.strip(_EDGES) for token in self.tokens}
                 return value in self._cores
+            if kind == "path" and "/" in value[:-1] and not value.endswith("/"):
+                return value in self._path_runs()  # a folder (`src/`) may open a longer path
             marker = next((mark for mark in _MARKS if mark in value), "")
             return find_whole(self._with(marker) if marker else self.joined, value, kind)
         if len(parts) == 2 and _NUMBER.fullmatch(parts[0]):
@@ -107,6 +111,13 @@ class Occurrences:
                 self._counted = set(counted_numbers(self.text))
             return value in self._counted
         return find_whole(self.text, value, kind)
+
+    def _path_runs(self) -> set[str]:
+        """The runs of path characters of the tokens holding a slash, without final dots: a path
+        is a whole token exactly when it is one of them (nothing of a path may touch it)."""
+        if self._paths is None:
+            self._paths = {run.rstrip(".") for run in _PATH_RUN.findall(self._with("/"))}
+        return self._paths
 
     def _with(self, mark: str) -> str:
         if mark not in self._marked:
