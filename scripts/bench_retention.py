@@ -6,8 +6,9 @@ Each synthetic session is a coding-agent session of about --chars serialized cha
 listings, test runs with tracebacks, greps, edits, logs with hosts and hashes, prose) with two
 compactions and recorded requests; its vocabulary is drawn per session, so no two sessions are
 alike. Scoring a session is what `replay retention --sessions` does for it: the completeness
-filter, and for each compaction the recurring-detail and production-chain references, the
-literal matching and the disorder check. Prints the median, 90th percentile and worst time per
+filter, and for each compaction the recurring-detail and production-chain references (noise
+rules applied), whole-token matching with the forms of a path (the session's working directory
+is /repo) and the disorder check. Prints the median, 90th percentile and worst time per
 session, and the median of a naive scorer on the first --naive sessions (one regular expression
 per type over the whole text, each value looked up in the whole later text) with the ratio.
 """
@@ -132,7 +133,8 @@ def synthetic_session(index: int, chars: int) -> Session:
     """A session of about `chars` serialized characters with two compactions."""
     v = Vocabulary(random.Random(index), index)
     session = Session(f"synthetic-{index}", "messages",
-                      [{"role": "user", "content": f"Fix {v.pick(v.names)} in {v.pick(v.paths)}"}])
+                      [{"role": "user", "content": f"Fix {v.pick(v.names)} in {v.pick(v.paths)}"}],
+                      cwd="/repo")
     size, n, cached = 0, 0, 0
     while size < chars:
         for message in step(v, n):

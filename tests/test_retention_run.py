@@ -88,13 +88,14 @@ def test_anchor_index_keeps_far_more_recurring_details_than_a_short_summary(
     assert "detail retention" in report.stdout
     exported = json.loads((store.parent / "reports" / "demo" / "report.json").read_text())
     rates = {rate["summarizer"]: rate for rate in exported["rates"]}
-    anchor_mean, anchor_n, _ = rates["anchor_index"]["retention"]
-    short_mean, short_n, _ = rates["summ-a:claude-code"]["retention"]
+    anchor_mean, anchor_n, _, anchor_size, source = rates["anchor_index"]["retention"]
+    short_mean, short_n, _, short_size, _ = rates["summ-a:claude-code"]["retention"]
+    assert source == "pre" and anchor_size == short_size >= 15  # the report names both
     assert anchor_n == short_n == 3 and anchor_mean - short_mean >= 0.5
     markdown = (store.parent / "reports" / "demo" / "report.md").read_text()
     assert f"| anchor_index | 0/{rates['anchor_index']['pre_pass']}" in markdown
-    assert f"{100 * anchor_mean:.1f}% (n=3)" in markdown and f"{100 * short_mean:.1f}% (n=3)" in (
-        markdown)
+    assert f"{100 * anchor_mean:.1f}% (n=3, size {anchor_size:.0f}, source pre)" in markdown
+    assert f"{100 * short_mean:.1f}% (n=3, size {short_size:.0f}, source pre)" in markdown
 
 
 def test_an_imported_history_is_scored_against_its_own_later_steps(tmp_path: Path) -> None:

@@ -222,7 +222,9 @@ def test_a_codex_rollout_becomes_a_session(tmp_path: Path) -> None:
         (1, 5000, 0, True), (3, 5600, 4990, True), (5, 3000, 0, True), (7, 3300, 2990, True)]
     assert completeness(session) == (1.0, 2)
     scored = score_session(session, Limits())
-    assert scored.compactions[0].disorder == ["config.py"]  # patched, then called pending
+    # patched, then called pending, but no passing test or commit came after the patch: the file
+    # was still being worked on, which is no disorder
+    assert scored.compactions[0].disorder == []
     assert scored.compactions[2].recurring is None  # a remote compaction keeps no text
     report = score_sessions([session], Limits())
     assert [(m.position, m.n, m.empty) for m in report.future] == [(1, 1, 0), (2, 1, 0),
@@ -267,12 +269,12 @@ def test_the_command_prints_positions_and_the_disorder_rate(tmp_path: Path) -> N
     done = run_replay("retention", "--sessions", str(folder))
     assert done.returncode == 0, done.stderr
     assert "retention by boundary position" in done.stdout
-    assert "disorder: 2/3 (66.7%)" in done.stdout
+    assert "disorder: 1/3 (33.3%)" in done.stdout
     as_json = run_replay("retention", "--sessions", str(folder), "--json")
     data = json.loads(as_json.stdout)
     assert [(p["position"], p["n"], p["empty"]) for p in data["production"]] == [
         (1, 2, 0), (2, 2, 0), (3, 0, 1)]
-    assert data["disorder"] == {"flagged": 2, "checked": 3}
+    assert data["disorder"] == {"flagged": 1, "checked": 3}
 
 
 def test_bad_retention_arguments_are_one_line_and_exit_2(tmp_path: Path) -> None:

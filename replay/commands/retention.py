@@ -16,8 +16,9 @@ from rich.text import Text
 
 from replay.commands.options import StorePath, console, existing_store
 from replay.errors import InputError
+from replay.measures.baseline import per_thousand
 from replay.measures.chains import ChainReport, score_sessions
-from replay.measures.retention import MAX_CHARS, PER_KIND, Limits
+from replay.measures.retention import MAX_CHARS, PER_KIND, Limits, Score
 from replay.measures.runs import keep_scores, score_run, summarizer_means
 from replay.measures.session_files import FORMATS, load_sessions
 from replay.paths import default_store
@@ -38,12 +39,18 @@ def run_command(run: str | None, store_path: Path, limits: Limits, out: Console)
     for reason in skipped:
         out.print(f"[yellow]left out[/] {escape(reason)}", highlight=False)
     table = Table(title=Text(f"recurring-detail retention of run {name} (seed 0)"))
-    for column in ("summarizer", "retention", "scored", "empty reference"):
+    for column in ("summarizer", "retention", "n", "empty reference", "reference size (mean)",
+                   "reference source", "summary chars (mean)", "per 1,000 chars"):
         table.add_column(column)
     means = summarizer_means([{"summarizer": r.summarizer, "seed_index": r.seed_index,
-                               "share": r.share} for r in rows])
-    for summarizer, (value, scored, empty) in means.items():
-        table.add_row(Text(summarizer), percent(value), str(scored), str(empty))
+                               "share": r.share, "size": r.score.size, "source": r.source}
+                              for r in rows])
+    for summarizer, (value, scored, empty, size, source) in means.items():
+        chars = _mean_chars([r.chars for r in rows
+                             if r.summarizer == summarizer and r.seed_index == 0])
+        table.add_row(Text(summarizer), percent(value), str(scored), str(empty),
+                      "-" if size is None else f"{size:.1f}", source, f"{chars:,.0f}",
+                      _per_thousand_text(value, chars))
     out.print(table)
     out.print(Text(f"kept {len(rows)} score(s) of run {name} in {store_path}; `replay report "
                    f"{name}` shows them beside task damage"), soft_wrap=True)
@@ -51,10 +58,10 @@ def run_command(run: str | None, store_path: Path, limits: Limits, out: Console)
 
 
 def sessions_command(paths: Sequence[Path], fmt: str, limits: Limits, as_json: bool,
-                     out: Console, baseline: bool = False) -> int:
+                     out: Console, baseline: bool = False, literal: bool = False) -> int:
     """Score the compactions of real sessions; print per-position means and the disorder rate
     (with `baseline`, `anchor_index` on the same boundaries beside them)."""
-    report = score_sessions(load_sessions(paths, fmt), limits, baseline)
+    report = score_sessions(load_sessions(paths, fmt), limits, baseline, literal)
     if as_json:
         out.print_json(json.dumps(_report_json(report)))
         return 0
@@ -79,21 +86,47 @@ def sessions_command(paths: Sequence[Path], fmt: str, limits: Limits, as_json: b
 
 
 def _positions_table(report: ChainReport) -> Table:
-    table = Table(title="retention by boundary position (kept sessions)")
+    table = Table(title="retention by boundary position (kept sessions; reference: the "
+                        "session's own later messages)")
     columns = ["position", "production chain", "n", "left out", "recurring details", "n ",
-               "left out "]
-    if report.baseline_future:
-        columns += ["anchor_index: production", "anchor_index: recurring"]
+               "left out ", "summary chars"]
+    names = list(report.baseline_future)
+    for name in names:
+        columns += [f"{name}: production", f"{name}: recurring", f"{name} chars"]
     for column in columns:
         table.add_column(column)
     for index, (chain, again) in enumerate(zip(report.future, report.recurring, strict=True)):
+        at = [c for s in report.scored for c in s.compactions
+              if c.position == chain.position and c.future is not None]
         row = [str(chain.position), percent(chain.mean), str(chain.n), str(chain.empty),
-               percent(again.mean), str(again.n), str(again.empty)]
-        if report.baseline_future:
-            row += [percent(report.baseline_future[index].mean),
-                    percent(report.baseline_recurring[index].mean)]
+               percent(again.mean), str(again.n), str(again.empty),
+               _chars_text([c.summary_chars for c in at])]
+        for name in names:
+            row += [percent(report.baseline_future[name][index].mean),
+                    percent(report.baseline_recurring[name][index].mean),
+                    _chars_text([m.chars for c in at for m in c.baseline if m.name == name])]
         table.add_row(*row)
     return table
+
+
+def _mean_chars(sizes: Sequence[int]) -> float:
+    return sum(sizes) / len(sizes) if sizes else 0.0
+
+
+def _chars_text(sizes: Sequence[int]) -> str:
+    return f"{_mean_chars(sizes):,.0f}" if sizes else "-"
+
+
+def _per_thousand_text(share: float | None, chars: float) -> str:
+    found = per_thousand(share, round(chars))
+    return "-" if found is None else f"{100 * found:.2f}%"
+
+
+def _score_json(found: Score | None, chars: int) -> dict[str, Any] | None:
+    if found is None:
+        return None
+    return {**found.to_dict(), "reference": {"source": "session", "size": found.size},
+            "per_1k_chars": per_thousand(found.share, chars)}
 
 
 def _report_json(report: ChainReport) -> dict[str, Any]:
@@ -101,12 +134,10 @@ def _report_json(report: ChainReport) -> dict[str, Any]:
         "sessions": [{"source": s.source, "format": s.format, "completeness": s.completeness,
                       "pairs": s.pairs, "kept": s.kept,
                       "compactions": [{"position": c.position, "trigger": c.trigger,
-                                       "production": None if c.future is None
-                                       else c.future.to_dict(),
-                                       "recurring": None if c.recurring is None
-                                       else c.recurring.to_dict(),
-                                       "anchor_index": None if c.baseline is None
-                                       else [found.share for found in c.baseline],
+                                       "summary_chars": c.summary_chars,
+                                       "production": _score_json(c.future, c.summary_chars),
+                                       "recurring": _score_json(c.recurring, c.summary_chars),
+                                       "baseline": [m.to_dict() for m in c.baseline],
                                        "written": c.written, "disorder": c.disorder}
                                       for c in s.compactions]}
                      for s in report.sessions],
@@ -114,8 +145,9 @@ def _report_json(report: ChainReport) -> dict[str, Any]:
         "recurring": [asdict(mean) for mean in report.recurring],
         "disorder": {"flagged": report.disorder_flagged, "checked": report.disorder_checked},
         "unreadable": report.unreadable,
-        "anchor_index": {"production": [asdict(m) for m in report.baseline_future],
-                         "recurring": [asdict(m) for m in report.baseline_recurring]},
+        "baseline": {name: {"production": [asdict(m) for m in report.baseline_future[name]],
+                            "recurring": [asdict(m) for m in report.baseline_recurring[name]]}
+                     for name in report.baseline_future},
     }
 
 
@@ -140,7 +172,12 @@ def register(app: typer.Typer) -> None:
             "--json", help="With --sessions: print the scores as JSON.")] = False,
         with_anchor_index: Annotated[bool, typer.Option(
             "--anchor-index", help="With --sessions: also score anchor_index written from what "
-                                   "each compactor saw, on the same references.")] = False,
+                                   "each compactor saw, cut to the summary's size in characters "
+                                   "(and unbounded, as anchor_index_full), on the same "
+                                   "references.")] = False,
+        literal: Annotated[bool, typer.Option(
+            "--literal", help="Match paths only as written (the study's strict rule), not in "
+                              "their forms (relative, absolute, unique suffix).")] = False,
         store: StorePath = None,
     ) -> None:
         """Score which literal details summaries keep: every summary of a run (kept in the store
@@ -150,7 +187,7 @@ def register(app: typer.Typer) -> None:
             if not targets:
                 raise InputError("--sessions needs at least one session file or folder")
             raise typer.Exit(sessions_command([Path(t) for t in targets], format_, limits,
-                                              as_json, console, with_anchor_index))
+                                              as_json, console, with_anchor_index, literal))
         if targets and len(targets) > 1:
             raise InputError("give one run name (or --sessions with session files)")
         raise typer.Exit(run_command(targets[0] if targets else None,

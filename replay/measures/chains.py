@@ -7,10 +7,16 @@ For compaction k of a session (its position in the chain is k, from 1):
   serialized characters of them) that recur in the messages after the boundary, up to the next;
 - production-chain retention: the reference is the details of the first `FUTURE_PAYLOADS`
   messages after the boundary (no recurrence required);
-- the disorder check: files written anywhere before the boundary that the summary describes as
-  pending work;
+- the disorder check (`replay.measures.disorder`): files finished before the boundary, with
+  evidence, that the summary shows as pending work;
 - with `baseline`, the same two references scored on `anchor_index` written from what the
-  compactor saw: the mechanical baseline beside the production summary, on the same boundary.
+  compactor saw, cut to the summary's size in characters (`replay.measures.baseline`), and on
+  the unbounded index (`anchor_index_full`): the mechanical baseline beside the production
+  summary, on the same boundary, each with its size.
+
+Paths are matched in their forms (`PathForms`): relative to the session's working directory
+when the file records one; with `literal`, only as written (the study's strict rule). Every
+score records its reference's source (`session`: the session's own later messages) and size.
 
 A compaction without readable summary text (Codex's remote compaction) is left out of the
 means, as is one whose reference is empty; both are counted.
@@ -21,15 +27,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from replay.compaction.mechanical import anchor_index
+from replay.measures.baseline import BUDGETED, FULL, MethodScore, baseline_texts
 from replay.measures.details import find_details, message_payload
+from replay.measures.disorder import disorder
+from replay.measures.matching import PathForms
 from replay.measures.retention import (
     FUTURE_PAYLOADS,
     Limits,
     Occurrences,
     PositionMean,
     Score,
-    disorder,
     future_reference,
     position_means,
     recurring_reference,
@@ -50,7 +57,9 @@ class CompactionScore:
     future: Score | None
     written: int
     disorder: list[str]
-    baseline: tuple[Score, Score] | None = None
+    summary_chars: int = 0
+    baseline: list[MethodScore] = field(default_factory=list)
+    reference: dict[str, list[str]] = field(default_factory=dict)  # recurring, summary or not
 
 
 @dataclass
@@ -75,8 +84,8 @@ class ChainReport:
     disorder_flagged: int
     disorder_checked: int
     unreadable: int = 0
-    baseline_future: list[PositionMean] = field(default_factory=list)
-    baseline_recurring: list[PositionMean] = field(default_factory=list)
+    baseline_future: dict[str, list[PositionMean]] = field(default_factory=dict)
+    baseline_recurring: dict[str, list[PositionMean]] = field(default_factory=dict)
 
     @property
     def scored(self) -> list[SessionScore]:
@@ -84,7 +93,8 @@ class ChainReport:
         return [session for session in self.sessions if session.kept]
 
 
-def score_session(session: Session, limits: Limits, baseline: bool = False) -> SessionScore:
+def score_session(session: Session, limits: Limits, baseline: bool = False,
+                  literal: bool = False) -> SessionScore:
     """Completeness, and each compaction's scores (see the module docstring); with `baseline`,
     also the scores of `anchor_index` written from what the compactor saw."""
     found, pairs = completeness(session)
@@ -97,24 +107,31 @@ def score_session(session: Session, limits: Limits, baseline: bool = False) -> S
         stop = boundaries[position].index if position < len(boundaries) else len(payloads)
         written = list(dict.fromkeys(
             [*written, *written_files(session.messages[start:compaction.index])]))
-        scored = CompactionScore(position, compaction.trigger, None, None, len(written), [])
+        scored = CompactionScore(position, compaction.trigger, None, None, len(written), [],
+                                 len(compaction.summary))
         result.compactions.append(scored)
-        if not compaction.summary:
-            continue
         seen = payloads[start:compaction.index]
         if position > 1:
             seen = [boundaries[position - 2].summary, *seen]
-        later = _joined(payloads[compaction.index:stop], limits.max_chars)
         history = find_details(_joined(seen, limits.max_chars, tail=True))
-        recurring = recurring_reference(history, Occurrences(later), limits)
+        forms = PathForms.of([session.cwd], history.values["path"], literal)
+        later = Occurrences(_joined(payloads[compaction.index:stop], limits.max_chars))
+        recurring = scored.reference = recurring_reference(history, later, limits, forms=forms)
+        if not compaction.summary:
+            continue
         future = [text for text in payloads[compaction.index:stop] if text][:FUTURE_PAYLOADS]
-        upcoming = future_reference(find_details(_joined(future, limits.max_chars)), limits)
-        scored.recurring = score(recurring, compaction.summary)
-        scored.future = score(upcoming, compaction.summary)
-        scored.disorder = disorder(written, compaction.summary)
+        upcoming = future_reference(find_details(_joined(future, limits.max_chars)), limits,
+                                    forms)
+        scored.recurring = score(recurring, compaction.summary, forms)
+        scored.future = score(upcoming, compaction.summary, forms)
+        scored.disorder = disorder(session.messages[:compaction.index],
+                                   session.messages[compaction.index:stop], compaction.summary,
+                                   written)
         if baseline:
-            index = anchor_index(_seen_messages(session, position))
-            scored.baseline = (score(recurring, index), score(upcoming, index))
+            texts = baseline_texts(_seen_messages(session, position), len(compaction.summary))
+            scored.baseline = [MethodScore(name, len(text), score(recurring, text, forms),
+                                           score(upcoming, text, forms))
+                               for name, text in texts.items()]
     return result
 
 
@@ -134,10 +151,10 @@ def _joined(texts: Sequence[str], max_chars: int, tail: bool = False) -> str:
     return text[-max_chars:] if tail else text[:max_chars]
 
 
-def score_sessions(sessions: Sequence[Session], limits: Limits,
-                   baseline: bool = False) -> ChainReport:
+def score_sessions(sessions: Sequence[Session], limits: Limits, baseline: bool = False,
+                   literal: bool = False) -> ChainReport:
     """Score every session; the means and the disorder rate cover the kept ones only."""
-    scores = [score_session(session, limits, baseline) for session in sessions]
+    scores = [score_session(session, limits, baseline, literal) for session in sessions]
     kept_scores = [score for score in scores if score.kept]
     checked = [c for s in kept_scores for c in s.compactions if c.written and c.future]
     report = ChainReport(
@@ -146,14 +163,19 @@ def score_sessions(sessions: Sequence[Session], limits: Limits,
         position_means([_share(c.recurring) for c in s.compactions] for s in kept_scores),
         sum(1 for c in checked if c.disorder), len(checked),
         sum(1 for s in kept_scores for c in s.compactions if c.future is None))
-    if baseline:
-        report.baseline_recurring = position_means(
-            [c.baseline[0].share if c.baseline else None for c in s.compactions]
-            for s in kept_scores)
-        report.baseline_future = position_means(
-            [c.baseline[1].share if c.baseline else None for c in s.compactions]
-            for s in kept_scores)
+    for name in (BUDGETED, FULL) if baseline else ():
+        report.baseline_recurring[name] = position_means(
+            [_method(c, name, recurring=True) for c in s.compactions] for s in kept_scores)
+        report.baseline_future[name] = position_means(
+            [_method(c, name, recurring=False) for c in s.compactions] for s in kept_scores)
     return report
+
+
+def _method(compaction: CompactionScore, name: str, recurring: bool) -> float | None:
+    for method in compaction.baseline:
+        if method.name == name:
+            return _share(method.recurring if recurring else method.future)
+    return None
 
 
 def _share(found: Score | None) -> float | None:

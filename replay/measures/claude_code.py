@@ -10,6 +10,7 @@ Each line is a record. What is read:
   record's `usage` is that request's (input = uncached + cache creation + cache read tokens,
   cached = cache read tokens).
 - `system` records with subtype `compact_boundary`: the boundary, with its trigger.
+- the first record's `cwd`: the session's working directory (paths are matched relative to it).
 
 Left out: sidechain records (subagents), meta records, thinking blocks, and `summary` records
 (the short titles Claude Code writes for its session list, not compactions).
@@ -66,6 +67,8 @@ def read_claude_code(records: Iterable[tuple[int, dict[str, Any]]], source: str)
     for line, record in records:
         kind = record.get("type")
         reader.chain.add(record, line)
+        if not reader.session.cwd and isinstance(record.get("cwd"), str):
+            reader.session.cwd = record["cwd"]
         if kind in _SKIPPED_TYPES or record.get("isSidechain") or record.get("isMeta"):
             continue
         if kind == "system" and record.get("subtype") == "compact_boundary":

@@ -3,6 +3,7 @@
 Each line is `{"timestamp", "type", "payload"}` (older rollouts write the item itself, after a
 first line of session metadata). What is read:
 
+- `session_meta`: the working directory (`cwd`; paths are matched relative to it);
 - `response_item` messages of the user and the assistant (developer and system instructions
   are left out), tool calls (`function_call`, `custom_tool_call` such as `apply_patch`,
   `local_shell_call`) and their outputs;
@@ -119,6 +120,8 @@ def read_codex(records: Iterable[tuple[int, dict[str, Any]]], source: str) -> Se
         kind, payload = record.get("type"), record.get("payload")
         if kind not in _WRAPPED or not isinstance(payload, dict):
             reader.item(record)  # an older rollout's bare item (metadata lines have no type)
+        elif kind == "session_meta" and isinstance(payload.get("cwd"), str):
+            reader.session.cwd = reader.session.cwd or payload["cwd"]
         elif kind == "response_item":
             reader.item(payload)
         elif kind == "compacted":

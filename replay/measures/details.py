@@ -10,7 +10,8 @@ Types (`KINDS`):
 - `path` `/testbed/a/b.py`, `src/x.py`, `./run.sh`, `setup.cfg`
 - `test_id` `tests/test_x.py::TestY::test_z[1]`
 - `url` `https://...`
-- `host` `localhost:8080`, `127.0.0.1`, `[::1]:8080`, `api.example.com`, and the host of a URL
+- `host` `localhost:8080`, `127.0.0.1`, `[::1]:8080`, `api.example.com` written on their own (the
+  host of a URL is part of the URL; `github.com/x/y` is a module path)
 - `error_type` `KeyError`, `iniconf.errors.InterpolationError`
 - `error_message` `KeyError: 'x'` (a type and the rest of its line), pytest's `E   ...` lines
 - `command` a shell command a tool call ran (its first line), `$ cmd` lines
@@ -49,6 +50,7 @@ from replay.compaction.anchors import (
     shell_command,
 )
 from replay.compaction.transcript import call_arguments, message_text, tool_calls
+from replay.measures.noise import noise_rule, strip_harness
 from replay.models.types import Message
 
 KINDS = ("path", "test_id", "url", "host", "error_type", "error_message", "command", "version",
@@ -74,9 +76,9 @@ _SECRET_PREFIXES = ("sk-", "gh", "github_pat_", "AKIA", "xox", "AIza", "Bearer "
 _SECRET_KEYS = ("password", "passwd", "secret", "token", "api", "access")
 _HOST = (
     r"\[[0-9a-fA-F:]+\]:\d{1,5}"
-    r"|(?<![\w.-])(?:localhost|(?:\d{1,3}\.){3}\d{1,3}"
+    r"|(?<![\w.@-])(?:localhost|(?:\d{1,3}\.){3}\d{1,3}"
     r"|(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|ai|app|cloud|local|internal|edu|gov|co))"
-    r"(?::\d{1,5})?(?![\w.-])"
+    r"(?::\d{1,5})?(?![\w./-]|:\D)"  # not a module path, a git remote `host:x`, a mail domain
 )
 _VERSION = (
     r"(?<![\w.])v?\d+(?:\.\d+){2,}(?:[-+.]?[A-Za-z][\w.+]*)?(?![\w.])"
@@ -89,8 +91,8 @@ _HASH = (
 _UNITS = (r"(?:ms|s|sec|secs|seconds|min|minutes|h|hours|[KMGT]i?B|bytes|px|tokens|lines|files"
           r"|tests|passed|failed|errors|skipped|warnings|items)\b")
 _IDENTIFIER = (
-    r"(?<![\w.])(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z]\w*_\w*|_+[A-Za-z]\w*"
-    r"|[a-z]\w*[A-Z]\w*|[A-Z]+[a-z]\w*[A-Z]\w*|[A-Z]{2,}[a-z]\w*|[A-Za-z]\w*(?=\())"
+    r"(?<![\w.\\])(?!(?<=\*)_)(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z]\w*_\w*|_+[A-Za-z]\w*"
+    r"|[a-z]\w*[A-Z]\w*|[A-Z]+[a-z]\w*[A-Z]\w*|[A-Z]{2,}[a-z]\w*|[A-Za-z]\w*(?=\((?![-+]\))))"
 )
 # Tried on each distinct whitespace-separated token that is not a plain word, in this order;
 # a token is only tried with the kinds it can hold (`_kinds_for`), which gives the same matches.
@@ -106,7 +108,6 @@ _ERROR_END = re.compile(r"(Error|Exception|Warning|Failure|Fault|Exit|Interrupt)
 _ERROR_TYPE = re.compile(ERROR_TYPE)
 _PYTEST_E = re.compile(r"^E {2,}(\S[^\n]*)", re.MULTILINE)
 _COUNTED = re.compile(" " + _UNITS)  # the unit word of `16 passed`, `512 MB`
-_URL_HOST = re.compile(r"https?://(?:[^@/\s]*@)?([^/?#\s]+)")
 _KEYWORDS = frozenset({"if", "for", "while", "return", "and", "or", "not", "in", "is", "print",
                        "with", "elif", "else", "lambda", "yield", "assert", "raise", "import",
                        "from", "as", "function", "new", "typeof", "switch", "catch", "def"})
@@ -120,6 +121,13 @@ _PATH_HINT = re.compile(rf"\w\.(?:{EXTENSIONS})(?!\w)")
 _SHORT_PART = re.compile(r"(?:^|\.)\w(?:\.|$)")  # `e.g`: a one-letter part is no name
 _ERROR_ENDS = ("Error", "Exception", "Warning", "Failure", "Fault", "Exit", "Interrupt")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
+_HOST_NAME = re.compile(_HOST)
+# Blob ids of a diff's `index` line; a tool's banner version and build id (`tsup v8.3.5` ending a
+# line, `bun install v1.3.13 (bf2e2cec)`, `Bun v1.3.13 (Linux x64)`): the tool's, not the work's.
+# Both patterns open with a literal, which the regex engine scans for quickly.
+_INDEX_LINE = re.compile(r"\nindex [0-9a-f]{7,}\.\.[0-9a-f]{7,}(?: \d+)?(?=\n|$)")
+_BANNER = re.compile(r" v\d+\.\d+\.\d+(?: \([\w ]+\))?(?=\n|$)")
+_GLOB = re.compile(r"\*[/._-]|/\*")  # a glob's star, not markdown's `**bold**`
 
 
 @dataclass
@@ -129,17 +137,24 @@ class Details:
     values: dict[str, dict[str, None]] = field(
         default_factory=lambda: {kind: {} for kind in KINDS})
     secrets: set[str] = field(default_factory=set)
+    noise: dict[str, str] = field(default_factory=dict)  # value: the noise rule it broke
 
     def add(self, kind: str, value: str) -> None:
-        """Keep `value` under `kind` unless it is empty or already there."""
-        if value:
-            self.values[kind].setdefault(value, None)
+        """Keep `value` under `kind` unless it is empty, already there, or noise (`noise`)."""
+        if not value or value in self.values[kind] or value in self.noise:
+            return
+        rule = noise_rule(kind, value)
+        if rule:
+            self.noise[value] = rule
+        else:
+            self.values[kind][value] = None
 
     def update(self, other: Details) -> None:
         """Add every value and secret of `other`, after this one's."""
         for kind in KINDS:
             self.values[kind].update(other.values[kind])
         self.secrets |= other.secrets
+        self.noise.update(other.noise)
 
     def count(self) -> int:
         """How many values there are, secrets not counted."""
@@ -148,6 +163,7 @@ class Details:
 
 def find_details(text: str) -> Details:
     """The details of `text` (see the module docstring)."""
+    text = _without_tool_lines(text)
     found = Details()
     _find_secrets(found, text)
     _find_errors(found, text)
@@ -158,6 +174,20 @@ def find_details(text: str) -> Details:
     for kind, value in _token_details(dict.fromkeys(text.split())):
         _dispatch(found, kind, value)
     return found
+
+
+def _without_tool_lines(text: str) -> str:
+    """`text` with diff index lines and tool banners' versions blanked (see `_BANNER`)."""
+    spans = [match.span() for match in _INDEX_LINE.finditer(text)]
+    spans += [match.span() for match in _BANNER.finditer(text)
+              if match.start() > 0 and text[match.start() - 1].isalpha()]
+    if not spans:
+        return text
+    pieces, last = [], 0
+    for start, end in sorted(spans):
+        pieces.append(text[last:start])
+        last = max(last, end)
+    return " ".join([*pieces, text[last:]])
 
 
 def _token_details(tokens: Iterable[str]) -> list[tuple[str, str]]:
@@ -198,7 +228,8 @@ def _kinds_for(token: str) -> int:
     dot = "." in token
     host = digit or "[" in token or "localhost" in token or (
         dot and _HOST_HINT.search(token) is not None)
-    path = "/" in token or (dot and _PATH_HINT.search(token) is not None)
+    path = not ("*" in token and _GLOB.search(token)) and (  # `*_test.go` is a pattern
+        "/" in token or (dot and _PATH_HINT.search(token) is not None))
     return (("://" in token) | ("::" in token) << 1 | host << 2 | path << 3
             | (digit and dot) << 4 | digit << 5 | digit << 6 | 1 << 7)
 
@@ -217,7 +248,8 @@ def _single_name(token: str, core: str) -> str | None:
         return None
     if "_" in core or _CAMEL.search(core):
         return "" if core.strip("_") == "" or _ERROR_TYPE.fullmatch(core) else core
-    if "(" in token and core not in _KEYWORDS and len(core) > 1 and f"{core}(" in token:
+    if "(" in token and core not in _KEYWORDS and len(core) > 1 and f"{core}(" in token and (
+            f"{core}(+)" not in token and f"{core}(-)" not in token):  # git's `3 insertions(+)`
         return core
     return ""
 
@@ -294,15 +326,13 @@ def _find_errors(found: Details, text: str) -> None:
 
 def _dispatch(found: Details, kind: str, value: str) -> None:
     if kind == "identifier":
+        if _HOST_NAME.fullmatch(value):
+            return  # `github.com`, `entire.io`: a host or module prefix, not a name in code
         if value not in _KEYWORDS and not ("." in value and _SHORT_PART.search(value)) and not (
                 value.endswith(_ERROR_ENDS) and _ERROR_TYPE.fullmatch(value)):
             found.add("identifier", value)
     elif kind == "url":
-        url = value.rstrip(_TRAILING)
-        found.add("url", url)
-        host = _URL_HOST.match(url)
-        if host:
-            found.add("host", host.group(1))
+        found.add("url", value.rstrip(_TRAILING))  # its host is part of it, not a second detail
     elif kind == "path":
         _add_path(found, value.rstrip(_TRAILING))
     elif kind == "test_id":
@@ -333,8 +363,9 @@ def _cap(text: str) -> str:
 def message_payload(message: Message) -> str:
     """The text one message adds: its content, then for each tool call a `$ command` line when
     it ran a shell command, and the strings of its arguments (decoded from JSON). Tool names are
-    left out: they are the agent's vocabulary, not details of the task."""
-    parts = [message_text(message)]
+    left out: they are the agent's vocabulary, not details of the task; so are the blocks the
+    harness wraps in its own tags (`strip_harness`)."""
+    parts = [strip_harness(message_text(message))]
     for call in tool_calls(message):
         arguments = parse_arguments(call_arguments(call))
         command = shell_command(arguments).split(" ⏎ ")[0]

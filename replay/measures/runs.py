@@ -1,10 +1,15 @@
 """Recurring-detail retention of every summary of a sweep run, kept in the store.
 
 For each instance of the run, the history is the one its plan records (`history_of`); the payloads
-after the boundary are the later steps of the full trajectory when the history was collected or
-imported (and the trajectory is in the store), otherwise the PRE continuation of the run (its
-messages after the history). Every POST summary of the run, mechanical ones included, is
-scored against the details of the history that recur in those payloads.
+after the boundary are, in this order: the later steps of the full trajectory when the history
+was collected or imported (and the trajectory is in the store; source `trajectory`); the later
+steps the suite ships beside the history (`later.json`, written by
+scripts/build_later_steps.py for compact-bench; source `suite`); otherwise the PRE
+continuation of the run (its messages after the history; source `pre`: what replay's own
+continuation agent did next, not the real agent). Every POST summary of the run, mechanical ones
+included, is scored against the details of the history that recur in those payloads, paths in
+their forms relative to the repository root (`/testbed`). Each row records its reference's
+source and size.
 
 Results go to the `retention` table: all rows of a run are replaced in one transaction, so a
 report reads either the previous scores or the new ones, never a mix. They are stored, not only
@@ -17,13 +22,16 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from replay.compaction.summarize import Summary
+from replay.errors import InputError
 from replay.histories.records import History, transaction
 from replay.histories.trajectories import load_trajectory
 from replay.instances.selection import choose_instances
 from replay.measures.details import Details, find_details, serialize
+from replay.measures.matching import PathForms
 from replay.measures.retention import (
     Limits,
     Occurrences,
@@ -56,10 +64,14 @@ CREATE TABLE IF NOT EXISTS retention (
 """
 
 
+LATER_FILE = "later.json"
+REPOSITORY_ROOT = "/testbed"
+
+
 @dataclass
 class Reference:
     """What an instance's summaries are scored against, and where its later payloads came from
-    (`trajectory` or `pre`; `missing` with the reason when there are none yet)."""
+    (`trajectory`, `suite` or `pre`; `missing` with the reason when there are none yet)."""
 
     source: str
     history: Details | None = None
@@ -76,6 +88,7 @@ class RetentionRow:
     seed_index: int
     source: str
     score: Score
+    chars: int = 0  # the size of the summary's text
 
     @property
     def share(self) -> float | None:
@@ -84,21 +97,33 @@ class RetentionRow:
 
 
 def reference_of(store: Store, history: History, cells: dict[CellId, CellResult],
-                 limits: Limits) -> Reference:
-    """The details of `history` and the payloads after its boundary (see the module docstring)."""
-    later: list[Message] | None = None
-    source = "trajectory"
+                 limits: Limits, bundle: Path | None = None) -> Reference:
+    """The details of `history` and the payloads after its boundary (see the module docstring);
+    `bundle` is the instance's folder in its suite, where shipped later steps are."""
+    text = serialize(history.messages)
+    details = find_details(text[-limits.max_chars:])
     trajectory = load_trajectory(store, history.trajectory) if history.trajectory else None
     if trajectory is not None:
-        later = trajectory.messages[len(history.messages):]
-    else:
-        source, later = "pre", _pre_payloads(store, history.instance_id, cells)
+        after = serialize(trajectory.messages[len(history.messages):])
+        return Reference("trajectory", details, Occurrences(after[:limits.max_chars]))
+    shipped = _shipped_payloads(bundle)
+    if shipped is not None:
+        return Reference("suite", details, Occurrences(shipped[:limits.max_chars]))
+    later = _pre_payloads(store, history.instance_id, cells)
     if later is None:
         return Reference("missing", reason="no PRE continuation in the run yet")
-    text = serialize(history.messages)
-    after = serialize(later)
-    return Reference(source, find_details(text[-limits.max_chars:]),
-                     Occurrences(after[:limits.max_chars]))
+    return Reference("pre", details, Occurrences(serialize(later)[:limits.max_chars]))
+
+
+def _shipped_payloads(bundle: Path | None) -> str | None:
+    """The serialized later steps a suite ships beside an instance's history, if any."""
+    path = bundle / LATER_FILE if bundle is not None else None
+    if path is None or not path.is_file():
+        return None
+    try:
+        return str(json.loads(path.read_text(encoding="utf-8"))["payloads"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"{path}: not a later-steps file ({exc})") from None
 
 
 def _pre_payloads(store: Store, instance_id: str,
@@ -134,17 +159,21 @@ def score_run(store: Store, run: str, limits: Limits) -> tuple[list[RetentionRow
         if summary is None:
             continue
         if cell.instance_id not in references:
-            history = history_of(plan, instances[cell.instance_id], store)
-            references[cell.instance_id] = reference_of(store, history, cells, limits)
+            instance = instances[cell.instance_id]
+            history = history_of(plan, instance, store)
+            references[cell.instance_id] = reference_of(store, history, cells, limits,
+                                                        instance.bundle)
             found = references[cell.instance_id]
             if found.history is None:
                 skipped.append(f"{cell.instance_id}: {found.reason}")
         reference = references[cell.instance_id]
         if reference.history is None or reference.later is None:
             continue
-        chosen = recurring_reference(reference.history, reference.later, limits)
+        forms = PathForms.of([REPOSITORY_ROOT], reference.history.values["path"])
+        chosen = recurring_reference(reference.history, reference.later, limits, forms=forms)
+        text = summary_text(summary)
         rows.append(RetentionRow(cell.instance_id, cell.summarizer, cell.seed_index,
-                                 reference.source, score(chosen, summary_text(summary))))
+                                 reference.source, score(chosen, text, forms), len(text)))
     return rows, skipped
 
 
@@ -157,7 +186,9 @@ def keep_scores(store: Store, run: str, rows: Sequence[RetentionRow], limits: Li
         db.executemany("INSERT INTO retention VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             (run, row.instance_id, row.summarizer, row.seed_index, row.share, row.score.found,
              row.score.size, row.source,
-             json.dumps({**row.score.to_dict(), "limits": asdict(limits)}), now)
+             json.dumps({**row.score.to_dict(), "limits": asdict(limits),
+                         "reference": {"source": row.source, "size": row.score.size},
+                         "summary_chars": row.chars}), now)
             for row in rows])
 
 
@@ -172,11 +203,18 @@ def kept_scores(store: Store, run: str) -> list[dict[str, Any]]:
 
 
 def summarizer_means(rows: Sequence[dict[str, Any]],
-                     key: Callable[[str], str] = str) -> dict[str, tuple[float | None, int, int]]:
-    """Mean retention of the seed-0 summaries grouped by `key(summarizer)`, with how many were
-    scored and how many had an empty reference (left out of the mean)."""
-    grouped: dict[str, list[float | None]] = {}
+                     key: Callable[[str], str] = str) -> dict[str, tuple[Any, ...]]:
+    """Mean retention of the seed-0 summaries grouped by `key(summarizer)`: the mean, how many
+    were scored, how many had an empty reference (left out of the mean), the references' mean
+    size and their sources (`trajectory`, `suite`, `pre`; several joined by `+`)."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         if row["seed_index"] == 0:
-            grouped.setdefault(key(row["summarizer"]), []).append(row["share"])
-    return {name: mean(shares) for name, shares in grouped.items()}
+            grouped.setdefault(key(row["summarizer"]), []).append(row)
+    means = {}
+    for name, chosen in grouped.items():
+        sizes = [row["size"] for row in chosen if "size" in row]
+        size = sum(sizes) / len(sizes) if sizes else None
+        sources = "+".join(sorted({str(row.get("source", "")) for row in chosen} - {""}))
+        means[name] = (*mean([row["share"] for row in chosen]), size, sources)
+    return means

@@ -57,6 +57,7 @@ class Session:
     messages: list[Message] = field(default_factory=list)
     compactions: list[Compaction] = field(default_factory=list)
     requests: list[Request] = field(default_factory=list)
+    cwd: str = ""  # the working directory the file records (paths are also matched relative to it)
 
     def add_compaction(self, summary: str, trigger: str = "") -> None:
         """A boundary after the messages so far (two markers of one compaction count once)."""

@@ -51,7 +51,7 @@ class Rate:
     stable: int = 0
     seed_variable: int = 0
     unconfirmed: int = 0
-    retention: tuple[float | None, int, int] | None = None
+    retention: tuple[Any, ...] | None = None
     refused: int = 0  # damaged pairs whose POST or PRE had a request refused
 
     @property
@@ -67,7 +67,7 @@ class PromptRow:
     summarizers: list[str] = field(default_factory=list)
     pre_pass: int = 0
     post_pass: int = 0
-    retention: tuple[float | None, int, int] | None = None
+    retention: tuple[Any, ...] | None = None
 
 
 @dataclass
@@ -129,13 +129,15 @@ def _fraction(part: int, whole: int) -> str:
     return f"{part}/{whole} ({100 * part / whole:.1f}%)" if whole else f"{part}/0"
 
 
-def retention_text(found: tuple[float | None, int, int] | None) -> str:
-    """A retention mean with its count: `78.4% (n=3)`; `-` when not scored."""
+def retention_text(found: tuple[Any, ...] | None) -> str:
+    """A retention mean with its count and its references' mean size and source:
+    `78.4% (n=3, size 41, source suite)`; `-` when not scored."""
     if found is None:
         return "-"
-    value, scored, empty = found
+    value, scored, empty = found[:3]
     shown = "-" if value is None else f"{100 * value:.1f}%"
-    return f"{shown} (n={scored}" + (f", {empty} empty)" if empty else ")")
+    reference = f", size {found[3]:.0f}, source {found[4]}" if len(found) > 4 and found[3] else ""
+    return f"{shown} (n={scored}" + (f", {empty} empty" if empty else "") + reference + ")"
 
 
 def diagnostics(report: Report) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ import jinja2
 from replay.core.digest import digest
 from replay.core.files import write_atomic
 from replay.report.histories import HISTORY_COLUMNS, history_rows
-from replay.report.tables import CODES, Report, code
+from replay.report.tables import CODES, Report, code, retention_text
 from replay.report.web.data import GridView, cell_view, grid_view, seeds_of
 from replay.report.web.highlight import marked, values
 from replay.store import Store
@@ -65,12 +65,10 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
-def _mean(found: tuple[float | None, int, int] | None) -> str:
-    """A mean retention with how many summaries it is over: `78.4% (n=3)`; `-` if none."""
-    if found is None:
-        return "-"
-    value, scored, empty = found
-    return f"{_percent(value)} (n={scored}" + (f", {empty} empty)" if empty else ")")
+def _mean(found: tuple[Any, ...] | None) -> str:
+    """A mean retention with how many summaries it is over and its references' size and
+    source, as the report prints it: `78.4% (n=3, size 41, source suite)`; `-` if none."""
+    return retention_text(found)
 
 
 def _verdict(result: CellResult | None) -> str:

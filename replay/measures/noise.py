@@ -1,0 +1,123 @@
+"""Values the detail patterns find that are not details of the work: the noise rules.
+
+Each rule has a name and a reason (`RULES`), and is decided by the value's form and kind alone,
+the same for every session: no rule is a list of values seen in one file. `noise_rule` says
+which rule a value breaks (None: it is a detail); a reference never holds a value that breaks
+one, and the validation set (`replay.measures.validation`) measures what is left.
+
+The harness's own text is also cut before anything is read (`strip_harness`): the reminders,
+command echoes, environment and instruction blocks that Claude Code and Codex wrap in their own
+tags, and the header Codex writes above every command's output (`Chunk ID`, `Wall time`, ...).
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+RULES = {
+    "slash_command": "one component after a slash names no file: a slash command (`/compact`), "
+                     "a regex flag (`/i`), an option (`/nolint`), a route piece (`/strategy/`)",
+    "short_token": "one or two characters (`e`, `ok`, `id`) are too common to be a detail a "
+                   "reader could look up",
+    "keyword": "a keyword or builtin type of a programming language (`func`, `const`, `str`) "
+               "is the language's vocabulary, not the work's",
+    "timing": "a measured duration with decimals (`1.965s`, `(0.06s)`, `0.0001 seconds`) "
+              "changes from run to run: a measurement of one output, not a detail to keep",
+    "git_range": "git's range and tracking notation (`main...origin/main`, `a..b`) names "
+                 "commits, not a path",
+    "routine_command": "a git command that only inspects (`git status`, `git log --oneline -5`, "
+                       "`git diff --stat`) with options alone names nothing of the work",
+    "commit_type": "a Conventional Commits type (`feat(cli):`, `fix:`, `docs`) is the form of a "
+                   "commit message, not its content",
+    "tool_name": "the name of an agent tool or of its arguments (`TodoWrite`, `exec_command`, "
+                 "`old_string`) is the agent's vocabulary, not the task's",
+    "boilerplate": "the agent harness's own text: its transcript paths, its attribution links "
+                   "and commit trailers, a publisher's `REDACTED` mark",
+}
+
+KEYWORDS = _words(
+    # Python
+    "def class self cls None True False lambda yield async await print len str int float bool "
+    "dict list set tuple bytes object type super isinstance range open "
+    # Go
+    "func var const package import struct interface chan defer go select map string error nil "
+    "make append byte rune uint int64 int32 uint64 float64 "
+    # JavaScript / TypeScript
+    "function let new this typeof instanceof undefined null export require module console "
+    "Promise Array Object String Number Boolean any void never unknown enum "
+    # Rust, shells and the rest
+    "fn mut impl pub use crate mod match loop trait Self echo then else elif fi done esac "
+    "if for while return and or not in is with from as switch case catch try finally throw "
+    "static public private protected extends implements assert raise break continue")
+COMMIT_TYPES = _words("feat fix docs chore refactor test tests style perf build ci revert wip "
+                      "release")
+TOOL_NAMES = _words(
+    # Claude Code
+    "Bash Read Write Edit MultiEdit Glob Grep LS Task TodoWrite TodoRead WebFetch WebSearch "
+    "NotebookEdit NotebookRead ExitPlanMode BashOutput KillShell KillBash SlashCommand Skill "
+    "AskUserQuestion old_string new_string replace_all subagent_type run_in_background "
+    "activeForm in_progress "
+    # Codex
+    "exec_command write_stdin apply_patch update_plan shell local_shell view_image "
+    "unified_exec read_file list_dir grep_files "
+    # SWE-agent, mini-swe-agent, OpenHands, replay's agent
+    "str_replace_editor str_replace_based_edit_tool execute_bash submit finish think bash "
+    "str_replace view create insert undo_edit")
+# Claude Code and Codex write these in every session: attribution and their own files.
+_BOILERPLATE = re.compile(
+    r"\.claude/projects/|\.codex/sessions/|claude\.(?:com|ai)|noreply@anthropic|anthropic\.com"
+    r"|Co-Authored-By|chatgpt\.com/codex|REDACTED", re.IGNORECASE)
+_HARNESS = re.compile(
+    r"^Chunk ID: \w+$|^Wall time: [\d.]+ seconds$|^Process exited with code \d+$"
+    r"|^Original token count: \d+$|^# AGENTS\.md instructions for \S+$"
+    r"|<(INSTRUCTIONS|system-reminder|command-name|command-message|command-args|local-command-stdout"
+    r"|local-command-caveat|local-command-stderr|environment_context|user_instructions"
+    r"|permissions instructions|user-prompt-submit-hook|ide_opened_file|ide_selection)>"
+    r".*?(?:</\1>|\Z)", re.DOTALL | re.MULTILINE)  # to the end when the close was cut off
+_RANGE = re.compile(r"[\w-]\.\.\.?[\w-]")  # `a..b`, `a...b`; not `../`
+_TIMING = re.compile(r"\d+\.\d+ ?(?:ms|s|sec|secs|seconds|min|minutes)")
+_ROUTINE = re.compile(r"git (?:status|log|diff|show|branch|remote|fetch|stash list)"
+                      r"(?: (?:-[\w-]+(?:=\S+)?|\d+|HEAD|main|master|origin|2>&1|\|"
+                      r"|[\w~^-]+\.\.\.?[\w~^-]+)| head -\d+)*")
+_BOILERPLATE_HINTS = ("claude", "codex", "anthropic", "co-authored", "chatgpt", "redacted")
+_SLASHED = re.compile(r"/[\w.-]+/?")
+_COMMIT = re.compile(r"(\w+)(?:\([\w./-]*\))?!?:?")
+
+
+def noise_rule(kind: str, value: str) -> str | None:
+    """The rule of `RULES` that `value`, found as `kind`, breaks; None for a detail. Every kind
+    is tried with every rule; a rule fires on the forms it names (a name, a one-part path).
+    Cheap tests come first: most values break no rule."""
+    lowered = value.lower()
+    if any(hint in lowered for hint in _BOILERPLATE_HINTS) and _BOILERPLATE.search(value):
+        return "boilerplate"
+    if kind == "number":
+        return "timing" if _TIMING.fullmatch(value) else None
+    if kind == "command":
+        return "routine_command" if value.startswith("git ") and _ROUTINE.fullmatch(value) else None
+    if kind == "path" and ".." in value and _RANGE.search(value):
+        return "git_range"
+    if value.startswith("/") and "." not in value and kind in ("path", "url", "identifier") and (
+            _SLASHED.fullmatch(value)):
+        return "slash_command"
+    name = value[:-1] if value.endswith("(") else value
+    if len(name) <= 16 and _COMMIT.fullmatch(name) and (
+            name.split("(")[0].rstrip("!:").lower() in COMMIT_TYPES):
+        return "commit_type"
+    if not name.replace(".", "_").isidentifier():
+        return None
+    if len(name.strip("_.")) <= 2:
+        return "short_token"
+    if name in KEYWORDS:
+        return "keyword"
+    return "tool_name" if name in TOOL_NAMES else None
+
+
+def strip_harness(text: str) -> str:
+    """`text` without the blocks the harness wraps in its own tags (see the module docstring)."""
+    return _HARNESS.sub(" ", text) if "<" in text or "\nWall time: " in text else text
