@@ -5,7 +5,8 @@
 - `native`: the wrapper and kept tail of the agent whose prompt wrote the summary (REFERENCE.md):
   Claude Code keeps no raw message; Codex keeps recent user messages (20k tokens); Gemini CLI adds
   a model acknowledgement and the last ~30% of the history; opencode asks "What did we do so
-  far?" and keeps recent turns; Kimi Code keeps the last two user/assistant messages.
+  far?" and keeps recent turns; Kimi Code keeps the last two user/assistant messages; Hermes
+  puts its SUMMARY_PREFIX before the body and its end marker after it, after the task.
 Tokens here are characters / 4. A kept tail never starts inside a tool call and its results.
 
 A POST speaks the protocol of its history (`History.protocol`, as PRE does), so it keeps what
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 from replay.agent.loop import compacted, resume_messages, task_messages
 from replay.agent.protocols import opening
+from replay.compaction import hermes
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import Summary
 from replay.errors import InputError
@@ -114,6 +116,8 @@ def native_messages(summary: Summary, history: list[Message], system: list[Messa
         budget = min(OPENCODE_BUDGET, max(2_000, sum(tokens(m) for m in history) // 4))
         kept = [{"role": "user", "content": "What did we do so far?"},
                 {"role": "assistant", "content": summary.text}, *kept_tail(history, budget)]
+    elif prompt_name == "hermes":
+        kept = [{"role": "user", "content": hermes.native_text(prompt, summary.text)}]
     elif prompt_name == "kimi-code":
         last_two = [m for m in history if m.get("role") in ("user", "assistant")
                     and not m.get("tool_calls")][-2:]

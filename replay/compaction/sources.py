@@ -60,14 +60,16 @@ class PromptPart(_Rule):
     """One message of a prompt: its role, where its text is, and the pinned length and hash.
 
     Role `summary-prefix` is not sent to the summarizer: it is the text the agent puts before
-    the summary when it carries the summary back (Codex's native carrier).
+    the summary when it carries the summary back (Codex's native carrier). Roles `code` and
+    `redaction` are source files of an agent whose prompt is built by its code (Hermes: its
+    context compressor and its redaction module, read by `replay.compaction.hermes`).
 
     The text is the cuts' texts joined, then stripped of surrounding whitespace if `trim`.
     `file` is a path inside the package; `*` and `?` match within one path segment, and the first
     matching file (in archive order) where every cut succeeds is used.
     """
 
-    role: Literal["system", "user", "summary-prefix"]
+    role: Literal["system", "user", "summary-prefix", "code", "redaction"]
     file: str = Field(min_length=1)
     cuts: list[Cut] = Field(alias="cut", min_length=1)
     trim: bool = False

@@ -11,6 +11,9 @@ Each production prompt is used the way its agent uses it, as far as REFERENCE.md
 - gemini-cli: the prompt is the system instruction over the history; a second call asks the
   model to check its snapshot against the history and returns the refined one.
 - opencode: its system text replaces the agent's system prompt; its user template ends the history.
+- hermes, hermes-h: Hermes' own compressor code builds one user message from the serialized
+  history (`replay.compaction.hermes`); hermes-h is the study's budgeted H, whose summary scores
+  zero when it does not fit its allowance in three attempts.
 The agent's tool schemas go with every request so that the history's tool calls stay valid.
 """
 
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replay.agent.tools import TOOLS
+from replay.compaction import hermes
 from replay.compaction.fusion import fuse
 from replay.compaction.mechanical import anchor_index, observation_masking, tail
 from replay.compaction.sources import PromptText
@@ -28,7 +32,7 @@ from replay.errors import InputError
 from replay.models.types import ChatRequest, Message, Model
 
 MECHANICAL = ("anchor_index", "observation-masking", "tail")
-PROMPT_NAMES = ("claude-code", "codex", "gemini-cli", "opencode", "kimi-code")
+PROMPT_NAMES = ("claude-code", "codex", "gemini-cli", "opencode", "kimi-code", *hermes.SETTINGS)
 MASKING_KEEP_LAST = 2
 GEMINI_ASK = "First, reason in your scratchpad. Then, generate the <state_snapshot>."
 GEMINI_CHECK = ("Critically evaluate the <state_snapshot> you just generated against the "
@@ -55,8 +59,10 @@ class SummarizerName:
 
     @property
     def source_prompt(self) -> str | None:
-        """The production prompt the summary text comes from (a fused summary's base's)."""
-        return self.fused.base.prompt if self.fused is not None else self.prompt
+        """The production prompt the summary text comes from (a fused summary's base's); both
+        Hermes settings use the one `hermes` prompt."""
+        prompt = self.fused.base.prompt if self.fused is not None else self.prompt
+        return "hermes" if prompt in hermes.SETTINGS else prompt
 
 
 @dataclass(frozen=True)
@@ -165,6 +171,8 @@ def _model_summary(history: list[Message], name: SummarizerName, prompt: PromptT
                    model: Model, seed_index: int, temperature: float) -> Summary:
     summary = Summary(name.name, "")
     ask = (seed_index, temperature)
+    if name.prompt in hermes.SETTINGS:
+        return _hermes_summary(history, name.prompt, prompt, model, summary, ask)
     body = [m for m in history if m.get("role") != "system"]
     if name.prompt == "gemini-cli":
         messages = [{"role": "system", "content": _part(prompt, "system", "user")}, *body,
@@ -184,6 +192,24 @@ def _model_summary(history: list[Message], name: SummarizerName, prompt: PromptT
     return summary
 
 
+def _hermes_summary(history: list[Message], setting: str, prompt: PromptText, model: Model,
+                    summary: Summary, ask: tuple[int, float]) -> Summary:
+    """H: each attempt is a fresh single-message request, without tools (Hermes sends none)."""
+    chosen = hermes.setting(setting)
+
+    def call(text: str) -> str:
+        return _call(model, [{"role": "user", "content": text}], summary, *ask, tools=[])
+
+    result = hermes.compact(hermes.load_code(prompt), history, chosen, call)
+    summary.details = result.details(chosen)
+    if not result.valid:
+        raise hermes.OverBudget(f"{summary.summarizer}: {result.attempts[-1].tokens} tokens after "
+                                f"{len(result.attempts)} attempts, over the allowance of "
+                                f"{result.allowance}")
+    summary.text = hermes.carried(result.attempts[-1].body)
+    return summary
+
+
 def _part(prompt: PromptText, *roles: str) -> str:
     for role in roles:
         if prompt.parts.get(role):
@@ -192,8 +218,9 @@ def _part(prompt: PromptText, *roles: str) -> str:
 
 
 def _call(model: Model, messages: list[Message], summary: Summary, seed_index: int,
-          temperature: float) -> str:
-    request = ChatRequest(messages=messages, tools=TOOLS, temperature=temperature)
+          temperature: float, tools: list[dict[str, Any]] | None = None) -> str:
+    request = ChatRequest(messages=messages, tools=TOOLS if tools is None else tools,
+                          temperature=temperature)
     response = model.complete(request, seed_index=seed_index)
     summary.requests.append(request)
     summary.input_tokens += response.usage.input_tokens
