@@ -606,9 +606,10 @@ def test_stale_cache_is_not_used(catalogue: Catalogue) -> None:
         load_prompt("kimi", catalogue.path)
 
 
-def test_bundled_sources_pin_the_five_reference_prompts() -> None:
+def test_bundled_sources_pin_the_six_reference_prompts() -> None:
     sources = load_sources()
-    assert list(sources) == ["claude-code", "codex", "gemini-cli", "opencode", "kimi-code"]
+    assert list(sources) == ["claude-code", "codex", "gemini-cli", "opencode", "kimi-code",
+                             "hermes"]
     chars = {name: [part.chars for part in s.parts] for name, s in sources.items()}
     assert chars == {
         "claude-code": [5581],
@@ -616,6 +617,7 @@ def test_bundled_sources_pin_the_five_reference_prompts() -> None:
         "gemini-cli": [3388],
         "opencode": [630, 1107],
         "kimi-code": [1856],
+        "hermes": [185612, 38544],
     }
     assert sources["claude-code"].parts[0].sha256.startswith("9d7862be")
     assert sources["kimi-code"].python == "3.13"

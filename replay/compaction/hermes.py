@@ -199,11 +199,13 @@ def request_text(code: HermesCode, history: list[Message], target: int, words: i
 
 
 def body_of(code: HermesCode, reply: str) -> str:
-    """Hermes' post-processing of a reply, then its native prefix stripped by its own helper."""
-    stripped = THINK.sub("", reply).strip()
-    summary = code.redact(stripped)
-    prefixed = f"{code.constant('SUMMARY_PREFIX')}\n{summary}"
-    return str(code.strip_prefix(prefixed))
+    """Hermes' post-processing of a reply (think blocks out, redacted, normalized to its prefix as
+    `_with_summary_prefix` does: an echoed prefix stripped, the current one put before), then the
+    native prefix stripped by Hermes' own helper."""
+    summary = code.redact(THINK.sub("", reply).strip())
+    prefix = code.constant("SUMMARY_PREFIX")
+    body = code.strip_prefix(summary)
+    return str(code.strip_prefix(f"{prefix}\n{body}" if body else prefix))
 
 
 def evidence_tokens(code: HermesCode, history: list[Message]) -> int:

@@ -1,0 +1,187 @@
+"""Hermes' compaction (H): its code read by name, and the study's budget rules.
+
+The Hermes code here is a small stand-in written for this test with the names and shapes
+`replay.compaction.hermes` reads (the real files come from the pinned wheel at run time and are
+never committed); the summarizer is a scripted model whose replies are of chosen lengths.
+"""
+
+from __future__ import annotations
+
+import pytest
+from rich.console import Console
+
+from replay.commands.prompts import prompts_list
+from replay.compaction import hermes
+from replay.compaction.carriers import post_messages
+from replay.compaction.sources import PromptText, load_sources
+from replay.compaction.summarize import parse_summarizer, summarize
+from replay.histories.records import History, load_history_file
+from replay.models.scripted import ScriptedModel
+from replay.models.scripts import Script
+from replay.paths import instances_dir
+
+CODE = '''
+import re
+HISTORICAL_TASK_HEADING = "## Historical Task Snapshot"
+SUMMARY_PREFIX = "[HANDOFF] Earlier turns were compacted:"
+LEGACY_SUMMARY_PREFIX = "[CONTEXT SUMMARY]:"
+_SUMMARY_END_MARKER = "--- END OF SUMMARY ---"
+_HISTORICAL_SUMMARY_PREFIXES = ("[OLD HANDOFF]",)
+_SUMMARY_RATIO = 0.20
+_MIN_SUMMARY_TOKENS = 2000
+_MEDIA_RE = re.compile(r"MEDIA:\\S+")
+
+class ContextCompressor:
+    _CONTENT_MAX = 6000
+
+    @staticmethod
+    def _strip_summary_prefix(summary: str) -> str:
+        text = (summary or "").strip()
+        for prefix in (SUMMARY_PREFIX, LEGACY_SUMMARY_PREFIX, *_HISTORICAL_SUMMARY_PREFIXES):
+            if text.startswith(prefix):
+                text = text[len(prefix):].lstrip()
+                break
+        return text
+
+    def _serialize_for_summary(self, turns: list) -> str:
+        from agent.agent_runtime_helpers import strip_think_blocks
+        parts = []
+        for msg in turns:
+            content = redact_sensitive_text(str(msg.get("content") or ""))
+            parts.append(f"[{msg['role'].upper()}]: {content[:self._CONTENT_MAX]}")
+        return "\\n\\n".join(parts)
+
+    def _generate_summary(self, turns, focus_topic=None):
+        summary_budget = 0
+        _summarizer_preamble = ("You write a checkpoint. " "Keep exact values.")
+        _template_sections = f"""{HISTORICAL_TASK_HEADING}
+## Critical Context
+Target ~{summary_budget} tokens.{_temporal_anchoring_rule}"""
+        if self._previous_summary:
+            prompt = f"""{_summarizer_preamble} UPDATE {content_to_summarize}"""
+        else:
+            prompt = f"""{_summarizer_preamble}
+Create a structured checkpoint summary.
+TURNS TO SUMMARIZE:
+{content_to_summarize}{_memory_section}
+
+{_template_sections}"""
+        if focus_topic:
+            prompt += f"""
+FOCUS TOPIC: {focus_topic}"""
+'''
+REDACTION = '''
+import re
+def redact_sensitive_text(text, **_options):
+    return re.sub(r"sk-[A-Za-z0-9]{20,}", "[REDACTED]", text or "")
+'''
+PROMPT = PromptText(name="hermes", agent="Hermes agent", registry="pypi", package="hermes-agent",
+                    version="test", digest="sha256:0", synced_at="now",
+                    parts={"code": CODE, "redaction": REDACTION})
+SECRET = "sk-" + "a1" * 12
+
+
+def panel_history() -> History:
+    folder = instances_dir() / "probe-panel" / "replay-panel__serverlog-1"
+    return load_history_file(folder / "history.json")
+
+
+def reply(words: int) -> dict[str, str]:
+    """A reply of `words` five-character words (6 characters a word with its space), with the
+    native prefix Hermes puts before a body, a think block and a secret."""
+    body = " ".join(["fact1"] * words)
+    return {"content": f"<think>draft</think>{hermes_prefix()}\n"
+                       f"## Critical Context\n{body} {SECRET}"}
+
+
+def hermes_prefix() -> str:
+    return "[HANDOFF] Earlier turns were compacted:"
+
+
+def run_h(*replies: dict[str, str]) -> tuple[ScriptedModel, object]:
+    model = ScriptedModel(Script(list(replies)))
+    summary = summarize(panel_history().messages, parse_summarizer("m:hermes-h"), PROMPT, model)
+    return model, summary
+
+
+def test_h_fits_on_the_first_attempt_prefix_stripped_and_carried_like_s() -> None:
+    history = panel_history()
+    code = hermes.load_code(PROMPT)
+    evidence = hermes.evidence_tokens(code, history.messages)
+    assert evidence == len(code.serialize(history.messages[1:])) // 4 and evidence > 1_280
+    model, summary = run_h(reply(10))
+    assert summary.details["allowance"] == 256  # 20% of the evidence, clamped to 64-256
+    assert summary.details["valid"] is True and len(summary.details["attempts"]) == 1
+    assert summary.text.startswith("Summary:\n## Critical Context\nfact1")
+    assert hermes_prefix() not in summary.text and "<think>" not in summary.text
+    assert SECRET not in summary.text and "[REDACTED]" in summary.text
+    sent = model.requests[0]
+    assert len(model.requests) == 1 and sent.tools == [] and len(sent.messages) == 1
+    text = sent.messages[0]["content"]
+    assert "Target ~256 tokens." in text and "WORD LIMIT: at most 89 words" in text
+    assert "Create a structured checkpoint summary." in text and "UPDATE" not in text
+    assert "FOCUS TOPIC: " in text and history.messages[1]["content"] in text
+    assert history.messages[0]["content"] not in text  # the system prompt is not evidence
+
+
+def test_h_shrinks_its_target_three_times_then_scores_zero() -> None:
+    with pytest.raises(hermes.OverBudget, match="after 3 attempts, over the allowance of 256"):
+        run_h(reply(400), reply(300), reply(200), reply(5))
+    model = ScriptedModel(Script([reply(400), reply(300), reply(200), reply(5)]))
+    with pytest.raises(hermes.OverBudget):
+        summarize(panel_history().messages, parse_summarizer("m:hermes-h"), PROMPT, model)
+    asked = [request.messages[0]["content"] for request in model.requests]
+    assert len(asked) == 3  # at most three attempts: the fourth reply is never asked for
+    assert ["Target ~256 tokens." in asked[0], "Target ~204 tokens." in asked[1],
+            "Target ~163 tokens." in asked[2]] == [True, True, True]
+    assert ["at most 89 words" in asked[0], "at most 71 words" in asked[1],
+            "at most 57 words" in asked[2]] == [True, True, True]
+    assert all(len(request.messages) == 1 for request in model.requests)  # no answer feedback
+
+
+def test_a_later_attempt_that_fits_is_kept() -> None:
+    _, summary = run_h(reply(400), reply(20))
+    assert summary.details["valid"] is True
+    assert [a["target"] for a in summary.details["attempts"]] == [256, 204]
+    assert summary.details["attempts"][1]["tokens"] <= 256 < summary.details["attempts"][0][
+        "tokens"]
+
+
+def test_the_budget_rules() -> None:
+    code = hermes.load_code(PROMPT)
+    assert [hermes.allowance(n, hermes.STUDY, code) for n in (100, 320, 500, 1280, 9000)] == [
+        64, 64, 100, 256, 256]
+    assert hermes.allowance(9000, hermes.NATIVE, code) == 2000  # Hermes' own floor
+    assert hermes.targets(64, hermes.STUDY) == [(64, 22), (51, 18), (40, 18)]  # >= 18 words
+    assert hermes.targets(3000, hermes.NATIVE) == [(3000, None)]
+
+
+def test_native_hermes_is_one_call_and_its_carrier_is_hermes_own() -> None:
+    model = ScriptedModel(Script([reply(600)]))
+    history = panel_history()
+    summary = summarize(history.messages, parse_summarizer("m:hermes"), PROMPT, model)
+    assert len(model.requests) == 1 and summary.details["valid"] is True
+    assert "Target ~2000 tokens." in model.requests[0].messages[0]["content"]
+    messages = post_messages(summary, history.messages, "the issue", "/testbed", "native", PROMPT)
+    assert messages[-1]["content"].startswith(hermes_prefix() + "\n## Critical Context")
+    assert messages[-1]["content"].endswith("--- END OF SUMMARY ---")
+
+
+def test_prompts_list_shows_the_sixth_method_with_its_sha256() -> None:
+    out = Console(width=200, record=True)
+    prompts_list(console=out)
+    lines = [line for line in out.export_text().splitlines() if "hermes" in line
+             or "05b87f1c2b7820404e3de8a6852ff3c83fe00c7a3ca79028cf25817657b33d63" in line]
+    assert any("hermes-agent@0.19.0" in line and "code" in line and "185612" in line
+               and "05b87f1c2b78" in line for line in lines), lines
+
+
+def test_both_settings_use_the_pinned_hermes_prompt() -> None:
+    assert parse_summarizer("m:hermes-h").source_prompt == "hermes"
+    assert parse_summarizer("m:hermes-h+top:3").source_prompt == "hermes"
+    source = load_sources()["hermes"]
+    assert source.package == "hermes-agent" and source.version == "0.19.0"
+    assert [part.role for part in source.parts] == ["code", "redaction"]
+    broken = PROMPT.model_copy(update={"parts": {"code": "X = 1\n", "redaction": REDACTION}})
+    with pytest.raises(hermes.HermesCodeError, match="no ContextCompressor"):
+        hermes.load_code(broken)
