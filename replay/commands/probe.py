@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -29,7 +29,8 @@ from replay.errors import InputError
 from replay.instances.selection import choose_instances
 from replay.measures.probes import exports
 from replay.measures.probes.answering import FULL, Clients, answer_all, build_contexts
-from replay.measures.probes.files import read_probe_paths
+from replay.measures.probes.arms import Planned, plan, study_arms
+from replay.measures.probes.files import bundled_probes, read_probe_paths
 from replay.measures.probes.inputs import load_inputs
 from replay.measures.probes.scores import Row, history_scores, rows
 from replay.models.cache import CallCache
@@ -75,6 +76,8 @@ class ProbeOptions:
     out: Path | None = None
     workers: int = 4
     call_deadline: float | None = None
+    study_arms: str | None = None
+    dry_run: bool = False
 
 
 def run_plan(store: Store, run: str | None, methods: tuple[str, ...]) -> tuple[str, Plan]:
@@ -114,6 +117,14 @@ def probe_command(run: str | None, selection: Selection, options: ProbeOptions,
     if run is not None and selection.names_histories:
         raise InputError("give a run, or histories and methods (--suite, --method, ...), "
                          "not both")
+    if options.study_arms:
+        if run is not None or selection.methods:
+            raise InputError("--study-arms names the methods itself: give no run or --method")
+        selection = replace(selection, methods=tuple(study_arms(options.study_arms)))
+    if options.dry_run:
+        for line in dry_run(selection, options).lines():
+            out.print(Text(line), soft_wrap=True)
+        return 0
     path = options.store or default_store()
     answering = resolve(options.model)
     given = read_probe_paths(list(options.probes))
@@ -125,7 +136,8 @@ def probe_command(run: str | None, selection: Selection, options: ProbeOptions,
         with CallCache(path) as cache:
             clients = Clients(cache, options.call_deadline)
             try:
-                contexts = build_contexts(inputs, store, clients, options.generations)
+                contexts = build_contexts(inputs, store, clients, options.generations,
+                                          every_arm=bool(options.study_arms))
                 answers = answer_all(inputs, contexts, clients(answering), options.answers,
                                      options.workers)
             finally:
@@ -141,6 +153,21 @@ def probe_command(run: str | None, selection: Selection, options: ProbeOptions,
     for written_path in written:
         out.print(Text(f"wrote {written_path}"), soft_wrap=True)
     return 1 if any(answer.error for answer in answers) else 0
+
+
+def dry_run(selection: Selection, options: ProbeOptions) -> Planned:
+    """What the command would ask for the selection's bundled probes, without asking."""
+    for method in selection.methods:
+        parse_summarizer(method)
+    instances = choose_instances(selection.suite or "demo", selection.dataset,
+                                 list(selection.ids), selection.pattern, selection.span)
+    found = {i.instance_id: p for i in instances if (p := bundled_probes(i)) is not None}
+    if not found:
+        raise InputError("no history of the selection has probes (bundled probes.json)")
+    methods = [FULL, *dict.fromkeys(m for m in selection.methods if m != FULL)]
+    counts = {iid: (p.cohort, len(p.probes)) for iid, p in found.items()}
+    return plan(counts, methods, options.generations, options.answers,
+                every_arm=bool(options.study_arms))
 
 
 def vs_full(row: Row) -> str:
@@ -233,10 +260,17 @@ def register(app: typer.Typer) -> None:
         ] = None,
         workers: Annotated[int, typer.Option(min=1, help="Answers asked at once.")] = 4,
         call_deadline: CallDeadline = None,
+        study_arms: Annotated[str | None, typer.Option(
+            "--study-arms", help="The study's 13 arms for this backbone: Full, S and S+top:1-5 "
+                                 "(claude-code), H and H+top:1-5 (hermes-h), every arm once "
+                                 "per generation.")] = None,
+        dry_run: Annotated[bool, typer.Option(
+            "--dry-run", help="Print the planned histories, arms, contexts and answers; ask "
+                              "nothing.")] = False,
     ) -> None:
         """Ask each history's probes under Full and every method; print and export scores."""
         selection = Selection(tuple(method or ()), suite, dataset, tuple(instance or ()),
                               filter_, slice_, carrier, prompt_sources)
         options = ProbeOptions(model, generations, answers, tuple(probes or ()), store, out,
-                               workers, call_deadline)
+                               workers, call_deadline, study_arms, dry_run)
         raise typer.Exit(probe_command(run, selection, options, console))

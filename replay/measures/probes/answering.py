@@ -20,10 +20,10 @@ from typing import Any
 
 from replay.agent.tools import TOOLS
 from replay.compaction.carriers import post_messages
-from replay.compaction.summarize import parse_summarizer
 from replay.core.digest import canonical_json
 from replay.errors import HarnessError
 from replay.histories.records import History
+from replay.measures.probes.arms import generation_count
 from replay.measures.probes.files import Probe, ProbeSet
 from replay.measures.probes.grading import Grade, grade
 from replay.models.cache import CallCache
@@ -119,20 +119,21 @@ class Clients:
             client.close()
 
 
-def generations(method: str, wanted: int) -> int:
-    """How many generations a method has: `wanted` when a model writes its summary, else 1."""
-    return 1 if method == FULL or parse_summarizer(method).backbone is None else wanted
+def generations(method: str, wanted: int, every_arm: bool = False) -> int:
+    """How many generations a method has: `wanted` when a model writes its summary, else 1;
+    `wanted` for every method when every arm is planned per generation (the study's count)."""
+    return generation_count(method, wanted, every_arm)
 
 
 def build_contexts(inputs: Inputs, store: Store, clients: Callable[[ModelSpec], ModelClient],
-                   wanted: int) -> list[Context]:
+                   wanted: int, every_arm: bool = False) -> list[Context]:
     """Every (history, method, generation) context, summaries made or found in the store."""
     contexts = []
     for instance_id, history in inputs.histories.items():
         for method in inputs.methods:
-            for generation in range(generations(method, wanted)):
+            for generation in range(generations(method, wanted, every_arm)):
                 if method == FULL:
-                    contexts.append(Context(instance_id, method, 0, history.messages))
+                    contexts.append(Context(instance_id, method, generation, history.messages))
                 else:
                     contexts.append(_summary_context(inputs, store, clients, instance_id,
                                                      method, generation))
