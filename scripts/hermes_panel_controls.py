@@ -64,8 +64,9 @@ def meeting_notes() -> PanelTask:
         {"notes/Meeting notes r\u00e9sum\u00e9 3.04 PM.txt": NOTES},
         [turn("Let me read the notes.", bash("cat notes/*"))],
         {"third_item": ("string", "the third item, without its list marker"),
-         "items": ("integer", "how many items the notes list")},
-        {"third_item": "rotate the API keys quarterly", "items": 4},
+         "first_item": ("string", "the first item, without its list marker")},
+        {"third_item": "rotate the API keys quarterly",
+         "first_item": "ship the payments retry fix"},
         Source("readtool: unicode filename (NOTES_BULLET_3)", READTOOL,
                "file name without the narrow no-break spaces and NFD accents; list markers kept"))
 

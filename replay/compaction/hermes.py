@@ -22,8 +22,11 @@ Two settings (`Setting`):
 The native call sees the history without its system prompt and the original task as its focus
 topic. Deviations, said here so they are not mistaken for Hermes: the temporal-anchoring rule is
 left out (Hermes' own branch when the date does not resolve: prompts stay reproducible), no
-memory-provider context is given, and `<think>` blocks are stripped by replay's pattern (Hermes'
-helper lives in a module with heavy imports). Tokens are characters / 4, as Hermes estimates.
+memory-provider context is given, Hermes' task grounding (`_ground_historical_task_snapshot`, which
+needs its conversation module) is not applied, and `<think>` blocks are stripped by replay's
+pattern (Hermes' helper lives in a module with heavy imports). Tokens are characters / 4, as
+Hermes estimates. Not checked here (the study's further validity rules): the per-task input
+ceiling and using fewer input tokens than Full.
 """
 
 from __future__ import annotations

@@ -1,0 +1,90 @@
+"""The Hermes evidence-retention panel (instances/hermes-panel) and its 13-arm comparison, run
+as a user runs it with scripted models: a reader that answers from what its context shows, a
+summarizer whose S drops every fact and whose H keeps a short body, and an evidence judge."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from hermes_scripts import save_hermes
+
+from replay.instances.records import load_suite
+from replay.measures.probes.files import evidence_problems
+from replay.models.scripted import ScriptedServer
+from replay.models.scripts import Script
+from replay.paths import instances_dir
+
+from conftest import run_replay
+from probe_scripts import DROPPED, judge_scripts, models_file, panel, reader_scripts
+from sweep_scripts import fixture_prompts
+
+SUITE = "hermes-panel"
+ORDER = ["payment", "checkout-504", "server-error", "build-token", "backup", "refactor",
+         "three-files", "active-config", "dependency-version", "retry-backoff", "meeting-notes",
+         "targeted-edit", "package-versions", "checksum-anomaly"]
+H_BODY = ("## Historical Task Snapshot\nUser asked to find the facts.\n## Critical Context\n"
+          "The agent read the workspace and has not written findings.py yet.")
+
+
+def test_the_panel_ships_its_14_tasks_with_cohorts_provenance_and_checked_facts() -> None:
+    items = panel(SUITE)
+    assert [i.instance_id for i, _, _ in items] == [f"hermes-panel__{n}-1" for n in ORDER]
+    cohorts = [probes.cohort for _, _, probes in items]
+    assert cohorts == ["primary"] * 4 + ["control"] * 10
+    for instance, history, probes in items:
+        assert evidence_problems(probes, history) == []
+        assert not [m for m in history.messages if any(
+            c["function"]["name"] in ("write_file", "edit_file") for c in m.get("tool_calls")
+            or [])]  # a read-only investigation
+        record = json.loads((instances_dir() / SUITE / instance.instance_id /
+                             "provenance.json").read_text())
+        if record["rebuilt"]:
+            assert record["task"] in ("payment", "checkout_504") and record["source"] is None
+        else:
+            source = record["source"]
+            assert source["license"] == "MIT" and len(source["commit"]) == 40
+            assert source["repository"].endswith("/hermes-agent") and source["path"]
+    assert sum(json.loads((instances_dir() / SUITE / i.instance_id / "provenance.json")
+                          .read_text())["rebuilt"] for i in load_suite(SUITE).instances) == 2
+
+
+def test_a_dry_run_prints_the_studys_counts() -> None:
+    done = run_replay("probe", "--suite", SUITE, "--model", "reader", "--study-arms", "summ",
+                      "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert ("14 histories (10 control, 4 primary), 13 arms, 3 generation(s), 2 answer(s) per "
+            "probe: 546 contexts, 1,092 answers") in done.stdout
+    assert "arm 8: summ:hermes-h" in done.stdout and "arm 13: summ:hermes-h+top:5" in done.stdout
+
+
+def test_the_13_arm_table_prints_and_its_counts_match_the_plan(tmp_path: Path) -> None:
+    items = panel(SUITE)
+    catalogue = fixture_prompts(tmp_path)
+    save_hermes(catalogue)
+    judges = [replace(script, model="summ") for script in judge_scripts(items)]
+    scripts = [*reader_scripts(items), *judges,
+               Script([{"content": H_BODY}], model="summ",
+                      contains="Create a structured checkpoint summary"),
+               Script([{"content": DROPPED}], model="summ")]
+    with ScriptedServer(*scripts) as server:
+        env = models_file(tmp_path, server.base_url)
+        with (tmp_path / ".config" / "replay" / "models.toml").open("a") as handle:
+            handle.write(f'\n["summ"]\nprovider = "openai"\nmodel = "summ"\n'
+                         f'base_url = "{server.base_url}"\n')
+        done = run_replay("probe", "--suite", SUITE, "--model", "reader", "--study-arms", "summ",
+                          "--prompt-sources", str(catalogue), "--store",
+                          str(tmp_path / "r.db"), "--out", str(tmp_path / "out"), env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = json.loads((tmp_path / "out" / "probes.json").read_text())
+    assert len(document["contexts"]) == 546 and len(document["answers"]) == 1092
+    rows = {(row["method"], row["cohort"]): row for row in document["rows"]}
+    methods = dict.fromkeys(method for method, _ in rows)
+    assert len(methods) == 13 and "summ:hermes-h+top:5" in methods
+    for cohort, count in (("primary", 4), ("control", 10)):
+        assert rows[("full", cohort)]["accuracy"] == 1.0 and rows[("full", cohort)]["n"] == count
+        assert rows[("summ:claude-code", cohort)]["accuracy"] < 1.0
+        assert rows[("summ:hermes-h", cohort)]["accuracy"] < 1.0
+    assert rows[("summ:hermes-h+top:5", "control")]["accuracy"] == 1.0
+    assert "summ:hermes-h+top:3" in done.stdout and "primary" in done.stdout
