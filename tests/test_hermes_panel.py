@@ -88,3 +88,4 @@ def test_the_13_arm_table_prints_and_its_counts_match_the_plan(tmp_path: Path) -
         assert rows[("summ:hermes-h", cohort)]["accuracy"] < 1.0
     assert rows[("summ:hermes-h+top:5", "control")]["accuracy"] == 1.0
     assert "summ:hermes-h+top:3" in done.stdout and "primary" in done.stdout
+    assert "summ:hermes-h: 42/42 summaries within their allowance" in done.stdout

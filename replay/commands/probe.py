@@ -23,6 +23,7 @@ from replay.commands.options import (
 )
 from replay.commands.sweep import prompt_loader
 from replay.compaction.carriers import CARRIERS
+from replay.compaction.hermes import SETTINGS as HERMES_SETTINGS
 from replay.compaction.summarize import parse_summarizer
 from replay.core.digest import digest
 from replay.errors import InputError
@@ -208,9 +209,9 @@ def render(about: dict[str, Any], table: list[Row], contexts: list, answers: lis
 
 def fusion_lines(contexts: list) -> list[str]:
     """One line per fused method: units kept against asked, cuts, skips, and size."""
-    lines = []
-    for method in dict.fromkeys(c.method for c in contexts if c.details):
-        found = [c.details for c in contexts if c.method == method and c.details]
+    lines = hermes_lines(contexts)
+    for method in dict.fromkeys(c.method for c in contexts if "top" in c.details):
+        found = [c.details for c in contexts if c.method == method and "top" in c.details]
         top = found[0]["top"]
         fewer = sum(d["units_available"] < top for d in found)
         cut = sum(d["summary_kept_tokens"] < d["summary_tokens"] for d in found)
@@ -222,6 +223,19 @@ def fusion_lines(contexts: list) -> list[str]:
                      f"contexts had fewer, all kept); summary cut to its allowance in "
                      f"{cut}/{count}; {skipped} unit(s) skipped for the ceiling; fused text not "
                      f"shorter than the full history (token pieces) in {longer}/{count}")
+    return lines
+
+
+def hermes_lines(contexts: list) -> list[str]:
+    """One line per Hermes method: summaries within their allowance, and attempts taken."""
+    lines = []
+    for method in dict.fromkeys(c.method for c in contexts if c.method != FULL
+                                and parse_summarizer(c.method).prompt in HERMES_SETTINGS):
+        planned = [c for c in contexts if c.method == method]
+        made = [c.details for c in planned if "hermes" in c.details]
+        attempts = sum(len(d["attempts"]) for d in made) / max(len(made), 1)
+        lines.append(f"{method}: {len(made)}/{len(planned)} summaries within their allowance "
+                     f"(the others score zero), {attempts:.1f} attempt(s) on average")
     return lines
 
 
