@@ -89,3 +89,29 @@ def test_the_13_arm_table_prints_and_its_counts_match_the_plan(tmp_path: Path) -
     assert rows[("summ:hermes-h+top:5", "control")]["accuracy"] == 1.0
     assert "summ:hermes-h+top:3" in done.stdout and "primary" in done.stdout
     assert "summ:hermes-h: 42/42 summaries within their allowance" in done.stdout
+
+
+def test_an_h_over_its_allowance_scores_zero_with_no_fallback(tmp_path: Path) -> None:
+    items = [item for item in panel(SUITE) if item[0].instance_id == "hermes-panel__payment-1"]
+    catalogue = fixture_prompts(tmp_path)
+    save_hermes(catalogue)
+    long_body = "## Critical Context\n" + " ".join(["word"] * 400)  # 2,000 chars: 500 tokens
+    scripts = [*reader_scripts(items), Script([{"content": long_body}], model="summ")]
+    with ScriptedServer(*scripts) as server:
+        env = models_file(tmp_path, server.base_url)
+        with (tmp_path / ".config" / "replay" / "models.toml").open("a") as handle:
+            handle.write(f'\n["summ"]\nprovider = "openai"\nmodel = "summ"\n'
+                         f'base_url = "{server.base_url}"\n')
+        done = run_replay("probe", "--suite", SUITE, "--instance", "hermes-panel__payment-1",
+                          "--method", "summ:hermes-h", "--model", "reader", "--generations", "1",
+                          "--answers", "1", "--prompt-sources", str(catalogue), "--store",
+                          str(tmp_path / "r.db"), "--out", str(tmp_path / "out"), env=env)
+        summaries = [r for r in server.requests if r.body["model"] == "summ"]
+    assert done.returncode == 1, done.stdout + done.stderr  # a planned answer failed
+    assert len(summaries) == 3  # three attempts, then no fallback
+    rows = {(row["method"], row["cohort"]): row
+            for row in json.loads((tmp_path / "out" / "probes.json").read_text())["rows"]}
+    assert rows[("summ:hermes-h", "primary")]["accuracy"] == 0.0
+    assert rows[("summ:hermes-h", "primary")]["failed"] == 1
+    assert rows[("full", "primary")]["accuracy"] == 1.0
+    assert "OverBudget" in done.stdout and "over the allowance of 256" in done.stdout
