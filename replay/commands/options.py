@@ -88,3 +88,8 @@ HistoryIds = Annotated[list[str] | None, typer.Option(
 HistoryRule = Annotated[str | None, typer.Option(
     "--history-rule", help="For the instances no --history names: their stored history cut by "
                            "this boundary rule, e.g. steps:6 or before-edit.")]
+TestTimeout = Annotated[float | None, typer.Option(
+    "--test-timeout", min=1, metavar="SECONDS",
+    help="Seconds an instance's tests may run; then the run is killed and marked timed out "
+         "(default: max(120, 5 x the gold patch's test run in validation); validation itself "
+         "and instances never validated: 1800). A sweep keeps its run's for life.")]

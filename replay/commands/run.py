@@ -6,7 +6,7 @@ harness failed; 2 for bad input and for faults that stop every call (see `replay
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated
 
@@ -22,6 +22,7 @@ from replay.commands.options import (
     Mirrors,
     StorePath,
     Suite,
+    TestTimeout,
     console,
     say,
 )
@@ -35,6 +36,7 @@ from replay.histories.boundaries import parse_rule
 from replay.histories.records import find_history
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
+from replay.judge.timeouts import cell_timeout, gold_seconds
 from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.keys import api_key
@@ -63,6 +65,7 @@ class RunOptions:
     history_rule: str | None = None
     call_deadline: float | None = None
     temperature: float = DEFAULT_TEMPERATURE
+    test_timeout: float | None = None  # None: derived from the instance's validation, if any
 
 
 def _task(instance: Instance, options: RunOptions, store: Store) -> CellTask:
@@ -109,7 +112,9 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
     breaker = Breaker()
     try:
         with open_store(store_path) as store, CallCache(store_path) as cache:
-            task = _task(instance, options, store)
+            validation = store.validation(instance.instance_id, chosen.name)
+            task = replace(_task(instance, options, store), gold_seconds=gold_seconds(validation),
+                           test_timeout=cell_timeout(options.test_timeout, validation))
 
             def model(spec: ModelSpec) -> ModelClient:
                 clients.append(ModelClient(spec, cache, deadline=options.call_deadline,
@@ -137,7 +142,9 @@ def _report(task: CellTask, result: CellResult, store: Store, console: Console) 
         chars = len(summary.text) if summary is not None else 0
         say(console, f"summary ({chars} chars) kept as {result.summary[:12]}")
     shown, style = (("error", "red") if result.status == "error" else
-                    ("tests pass", "green") if result.passed else ("tests fail", "yellow"))
+                    ("tests pass", "green") if result.passed else
+                    (f"tests timed out after {result.timed_out:g} s", "yellow")
+                    if result.timed_out is not None else ("tests fail", "yellow"))
     console.print(Text.assemble(f"{cell.instance_id} {cell.arm}: ", (shown, style),
                                 f" {result.error}" if result.error else ""), soft_wrap=True)
     if result.refused:
@@ -178,7 +185,7 @@ def register(app: typer.Typer) -> None:
                  "default: the instance's bundled history.")] = None,
         history_rule: Annotated[str | None, typer.Option(
             help="Pick the stored history cut by this boundary rule, e.g. steps:6.")] = None,
-        call_deadline: CallDeadline = None,
+        call_deadline: CallDeadline = None, test_timeout: TestTimeout = None,
     ) -> None:
         """Run one continuation on a restored snapshot and grade it (for debugging one case)."""
         rule = parse_rule(history_rule).text if history_rule else None
@@ -186,7 +193,7 @@ def register(app: typer.Typer) -> None:
         options = RunOptions(arm=arm, agent_model=agent_model, summarizer=summarizer,
                              carrier=carrier, steps=steps, seed_index=seed_index,
                              history_id=history, history_rule=rule, call_deadline=call_deadline,
-                             temperature=temperature)
+                             temperature=temperature, test_timeout=test_timeout)
         code = run_command(chosen, options, store or default_store(),
                            repo_mirror, console, backend, base_image)
         raise typer.Exit(code)

@@ -22,6 +22,7 @@ from replay.commands.options import (
     Span,
     StorePath,
     Suite,
+    TestTimeout,
     console,
     existing_store,
     say,
@@ -51,12 +52,14 @@ from replay.sweep.plan import (
     DEFAULT_TEMPERATURE,
     Plan,
     bind_run,
+    check_timeout,
     latest_run,
     load_cells,
     open_store,
     pending,
     require_run,
     save_run,
+    timeout_text,
 )
 from replay.sweep.progress import SweepProgress
 from replay.sweep.workers import Setup
@@ -77,6 +80,7 @@ class Execution:
     quiet: bool = False
     base_image: str | None = None
     call_deadline: float | None = None
+    test_timeout: float | None = None  # `replay confirm`'s: checked against the run's
 
 
 @dataclass(frozen=True)
@@ -138,6 +142,7 @@ def confirm_command(run: str | None, how: Execution, out: Console) -> int:
     with open_store(existing_store(how.store)) as store:
         name = run or latest_run(store)
         plan = require_run(store, name)
+        check_timeout(name, plan, how.test_timeout)
         if how.backend:
             plan = plan.model_copy(update={"backend": how.backend})
         agent = resolve(plan.agent)
@@ -196,8 +201,9 @@ def _execute(store: Store, name: str, prepared: Prepared, how: Execution, out: C
     finally:
         executor.close()
     refused = f", {result.refused} ended in a refused request" if result.refused else ""
+    timed = f", {result.timed_out} with tests timed out" if result.timed_out else ""
     say(out, f"run {name}: {len(result.results)} cell(s) finished: {result.ran} run, "
-             f"{result.kept} kept from the store, {len(result.errors)} error(s){refused}")
+             f"{result.kept} kept from the store, {len(result.errors)} error(s){refused}{timed}")
     for failed in result.errors[:5]:
         say(out, f"  error {failed.cell}: {failed.error}")
     if show:
@@ -217,6 +223,7 @@ def _print_estimate(store: Store, name: str, prepared: Prepared, out: Console) -
         f"  histories   {', '.join(f'{h.instance_id} {h.id[:12]}' for h in plan.histories)}",
         f"  agent {plan.agent}, carrier {plan.carrier}, {plan.steps} steps, temperature "
         f"{plan.temperature:g}, backend {plan.backend}",
+        f"  test timeout {timeout_text(plan.test_timeout)}",
         f"  cells {found.cells}: {found.done} done, {found.kept} kept in the store, "
         f"{found.to_run} to run",
         f"  model calls at most {found.summary_calls + found.agent_calls} "
@@ -241,7 +248,8 @@ def _summarizers(models: list[str], prompt: str, baselines: list[str]) -> list[s
 
 def _plan(kind: str, summarizers: list[str], suite: str, dataset: str | None,
           ids: list[str] | None, pattern: str | None, span: str | None, agent_model: str,
-          carrier: str, steps: int, prompt_sources: Path | None, temperature: float) -> Plan:
+          carrier: str, steps: int, prompt_sources: Path | None, temperature: float,
+          test_timeout: float | None = None) -> Plan:
     if carrier not in CARRIERS:
         raise InputError(f"unknown carrier {carrier!r}: use {' or '.join(CARRIERS)}")
     if not summarizers:
@@ -251,7 +259,8 @@ def _plan(kind: str, summarizers: list[str], suite: str, dataset: str | None,
     return Plan(kind=kind, suite=suite, dataset=dataset, agent=agent_model,
                 agent_id=model_id(agent), carrier=carrier, steps=steps, temperature=temperature,
                 prompt_sources=str(prompt_sources.resolve()) if prompt_sources else None,
-                instances=tuple(i.instance_id for i in chosen), summarizers=tuple(summarizers))
+                instances=tuple(i.instance_id for i in chosen), summarizers=tuple(summarizers),
+                test_timeout=test_timeout)
 
 
 AgentModel = Annotated[str, typer.Option(
@@ -301,11 +310,12 @@ def _register_sweeps(app: typer.Typer) -> None:
         store: StorePath = None, repo_mirror: Mirrors = None, base_image: BaseImage = None,
         prompt_sources: PromptSources = None, call_deadline: CallDeadline = None,
         history: HistoryIds = None, history_rule: HistoryRule = None,
+        test_timeout: TestTimeout = None,
     ) -> None:
         """Compare summarizer backbones with the prompt, agent, histories and snapshots fixed."""
         plan = _plan("backbone", _summarizers(model, prompt, baseline or []), suite, dataset,
                      instance, filter_, slice_, agent_model, carrier, steps, prompt_sources,
-                     temperature)
+                     temperature, test_timeout)
         how = Execution(store or default_store(), workers, per_provider, backend, executor,
                         ray_address, repo_mirror, dry_run, base_image=base_image,
                         call_deadline=call_deadline)
@@ -327,13 +337,14 @@ def _register_sweeps(app: typer.Typer) -> None:
         store: StorePath = None, repo_mirror: Mirrors = None, base_image: BaseImage = None,
         prompt_sources: PromptSources = None, call_deadline: CallDeadline = None,
         history: HistoryIds = None, history_rule: HistoryRule = None,
+        test_timeout: TestTimeout = None,
     ) -> None:
         """Compare compaction prompts with the summarizer model fixed."""
         names = [name.strip() for name in prompts.split(",") if name.strip()]
         summarizers = [s for name in names for s in _summarizers([summarizer], name, [])]
         summarizers += _summarizers([], "", baseline or [])
         plan = _plan("prompt", summarizers, suite, dataset, instance, filter_, slice_,
-                     agent_model, carrier, steps, prompt_sources, temperature)
+                     agent_model, carrier, steps, prompt_sources, temperature, test_timeout)
         how = Execution(store or default_store(), workers, per_provider, backend, executor,
                         ray_address, repo_mirror, dry_run, base_image=base_image,
                         call_deadline=call_deadline)
@@ -348,11 +359,12 @@ def _register_follow_ups(app: typer.Typer) -> None:
         backend: Backend = None, executor: Executor = "local", ray_address: RayAddress = None,
         dry_run: DryRun = False, store: StorePath = None, repo_mirror: Mirrors = None,
         base_image: BaseImage = None, call_deadline: CallDeadline = None,
+        test_timeout: TestTimeout = None,
     ) -> None:
         """Re-run every damaged pair twice more (seeds 1, 2): stable damage or seed-variable."""
         how = Execution(store or default_store(), workers, per_provider, backend, executor,
                         ray_address, repo_mirror, dry_run, base_image=base_image,
-                        call_deadline=call_deadline)
+                        call_deadline=call_deadline, test_timeout=test_timeout)
         raise typer.Exit(confirm_command(run, how, console))
 
     @app.command()

@@ -36,7 +36,8 @@ class PatchFiles:
 
 @dataclass
 class Grade:
-    """The verdict on one test run."""
+    """The verdict on one test run; `timeout` is the limit it ran under (None in grades kept
+    before it was recorded), `timed_out` says it ran into it."""
 
     resolved: bool
     status: str
@@ -47,6 +48,7 @@ class Grade:
     log_path: str | None = None
     duration: float = 0.0
     timed_out: bool = False
+    timeout: float | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -19,11 +19,9 @@ from replay.judge.grading import (
     grade_log,
     patch_files,
 )
+from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT
 
 TEST_PATCH_PATH = ".git/replay-test.patch"
-
-
-DEFAULT_TEST_TIMEOUT = 1800.0
 
 
 def row_test_command(instance: Instance) -> str | None:
@@ -84,16 +82,19 @@ def run_tests(env: Environment, instance: Instance, recipe: Recipe, log_path: Pa
 
     The files test_patch touches are reset to the base commit before the patch is applied and
     again after the run; every other file stays as the agent left it.
+    A run still going after `timeout` seconds is killed, its log ends with the TIMED_OUT line
+    and its grade says `timed_out` (see `replay.judge.timeouts` for whose fault that is).
     Raises `EnvironmentFault` when the environment cannot run the script at all.
     """
     env.write_file(f"{env.workdir}/{TEST_PATCH_PATH}", instance.test_patch.encode())
     result = env.exec(eval_script(instance, recipe), timeout=timeout,
                       output_limit=5_000_000)
-    text = result.output + (f"\n{TIMED_OUT}\n" if result.timed_out else "")
+    text = result.output + (f"\n{TIMED_OUT} after {timeout:g} s\n" if result.timed_out else "")
     write_atomic(log_path, text)
     grade = grade_log(instance, text)
     grade.log_path = str(log_path)
     grade.duration = result.duration
     grade.timed_out = result.timed_out
+    grade.timeout = timeout
     return grade
 

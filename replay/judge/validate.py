@@ -3,7 +3,9 @@
 An instance is `valid` when the base commit with test_patch fails FAIL_TO_PASS (a real repair),
 the gold patch resolves it (FAIL_TO_PASS pass, PASS_TO_PASS stay passing), and restoring a snapshot
 twice gives the identical tree. Otherwise it is `excluded`, with its reasons. A fault of the
-harness makes it `error`, never `excluded`.
+harness makes it `error`, never `excluded`; so do tests that time out with the gold patch (see
+`replay.judge.timeouts`). How long the gold patch's test run took is recorded
+(`checks["with_gold"]["seconds"]`): the default timeout of the instance's cells derives from it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from replay.errors import HarnessError, InputError
 from replay.instances.records import Instance
 from replay.judge.grading import Grade
 from replay.judge.testrun import run_tests
+from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT
 from replay.store import Store
 
 GOLD_PATCH_PATH = ".git/replay-gold.patch"
@@ -50,7 +53,8 @@ def apply_patch(env: Environment, patch: str, what: str, instance: Instance) -> 
 def _summary(grade: Grade) -> dict[str, Any]:
     return {"resolved": grade.resolved, "status": grade.status, "tests_ran": grade.tests_ran,
             "fail_to_pass": grade.fail_to_pass, "pass_to_pass": grade.pass_to_pass,
-            "log": grade.log_path, "seconds": round(grade.duration, 2)}
+            "log": grade.log_path, "seconds": round(grade.duration, 2),
+            "timed_out": grade.timed_out, "timeout": grade.timeout}
 
 
 def check_restore(env: Environment, snapshot: snapshots.Snapshot) -> tuple[bool, str]:
@@ -70,11 +74,13 @@ def check_restore(env: Environment, snapshot: snapshots.Snapshot) -> tuple[bool,
 def validate_instance(instance: Instance, backend: Backend, store: Store,
                       rebuild: bool = False,
                       boundary: snapshots.Snapshot | None = None,
-                      recipe: Recipe | None = None) -> Validation:
+                      recipe: Recipe | None = None,
+                      test_timeout: float | None = None) -> Validation:
     """Run the three checks on one instance and record the verdict in the store.
 
     The restore check restores `boundary` (the snapshot of the instance's history) twice, or
-    a snapshot of a probe file when the instance has none. `recipe` defaults to the instance's.
+    a snapshot of a probe file when the instance has none. `recipe` defaults to the instance's;
+    each test run may take `test_timeout` seconds (default DEFAULT_TEST_TIMEOUT).
     """
     recipe = recipe or load_recipe(instance, mirrors=backend.mirrors)
     timings: dict[str, float] = {}
@@ -82,7 +88,8 @@ def validate_instance(instance: Instance, backend: Backend, store: Store,
     try:
         env = backend.start(instance, recipe, rebuild=rebuild)
         timings["environment"] = time.monotonic() - started
-        validation = _check(instance, recipe, env, store, timings, boundary)
+        validation = _check(instance, recipe, env, store, timings, boundary,
+                            test_timeout or DEFAULT_TEST_TIMEOUT)
     except HarnessError as exc:
         validation = Validation(instance.instance_id, "error", [f"harness fault: {exc}"])
     validation.checks["seconds"] = {k: round(v, 2) for k, v in timings.items()}
@@ -92,19 +99,21 @@ def validate_instance(instance: Instance, backend: Backend, store: Store,
 
 
 def _check(instance: Instance, recipe: Recipe, env: Environment, store: Store,
-           timings: dict[str, float], boundary: snapshots.Snapshot | None) -> Validation:
+           timings: dict[str, float], boundary: snapshots.Snapshot | None,
+           timeout: float) -> Validation:
     logs = ("validate", instance.instance_id)
     base = snapshots.at_base(env, instance.base_commit)
 
     mark = time.monotonic()
     env.restore(base)
-    before = run_tests(env, instance, recipe, store.artifact_path(*logs, "test_patch_only.log"))
+    before = run_tests(env, instance, recipe, store.artifact_path(*logs, "test_patch_only.log"),
+                       timeout)
     timings["tests_without_fix"] = time.monotonic() - mark
 
     mark = time.monotonic()
     env.restore(base)
     apply_patch(env, instance.patch, "gold patch", instance)
-    after = run_tests(env, instance, recipe, store.artifact_path(*logs, "gold.log"))
+    after = run_tests(env, instance, recipe, store.artifact_path(*logs, "gold.log"), timeout)
     timings["tests_with_gold"] = time.monotonic() - mark
 
     if boundary is not None:
@@ -117,6 +126,14 @@ def _check(instance: Instance, recipe: Recipe, env: Environment, store: Store,
     timings["restore_twice"] = time.monotonic() - mark
     env.restore(base)
 
+    checks = {"real_repair": not before.fail_to_pass.get("success", []),
+              "solvable": after.resolved, "restore_identical": identical,
+              "without_fix": _summary(before), "with_gold": _summary(after),
+              "snapshot": snapshot.fingerprint}
+    if after.timed_out:
+        return Validation(instance.instance_id, "error", [
+            f"harness fault: the tests timed out after {timeout:g} s with the gold patch (the "
+            "validated tests must finish: give a larger --test-timeout)"], checks)
     reasons = []
     passing_before = before.fail_to_pass.get("success", [])
     if passing_before:
@@ -130,9 +147,6 @@ def _check(instance: Instance, recipe: Recipe, env: Environment, store: Store,
                        "not solvable: the tests did not run with the gold patch")
     if not identical:
         reasons.append(f"restore is not reproducible: {why}")
-    checks = {"real_repair": not passing_before, "solvable": after.resolved,
-              "restore_identical": identical, "without_fix": _summary(before),
-              "with_gold": _summary(after), "snapshot": snapshot.fingerprint}
     return Validation(instance.instance_id, "excluded" if reasons else "valid", reasons, checks)
 
 
@@ -148,8 +162,10 @@ def preflight(instances: Iterable[Instance], mirrors: Path | None = None) -> Non
 
 def validate_all(instances: Iterable[Instance], backend: Backend, store: Store,
                  boundary: Callable[[Instance], snapshots.Snapshot | None],
-                 rebuild: bool = False) -> Iterator[Validation]:
+                 rebuild: bool = False,
+                 test_timeout: float | None = None) -> Iterator[Validation]:
     """Validate instances one by one, yielding each verdict once it is recorded; `boundary`
     gives an instance's history snapshot (see `validate_instance`)."""
     for instance in instances:
-        yield validate_instance(instance, backend, store, rebuild, boundary(instance))
+        yield validate_instance(instance, backend, store, rebuild, boundary(instance),
+                                test_timeout=test_timeout)

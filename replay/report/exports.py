@@ -19,6 +19,7 @@ from replay.report.tables import (
     diagnostics,
     headers,
     retention_text,
+    timed_out_line,
 )
 from replay.store import Store
 
@@ -57,7 +58,10 @@ def to_markdown(report: Report) -> str:
                                      for s in report.plan.summarizers)]
                         for instance in report.plan.instances])
     lines += ["", "P preserved, D damaged (D! stable, D~ seed-variable, D? confirming), "
-              "R rescued, U unsolved, X excluded, - unevaluated, E error."]
+              "R rescued, U unsolved, X excluded, - unevaluated, E error, T tests timed out "
+              "(a failing run of the agent's tree)."]
+    if (line := timed_out_line(report)) is not None:
+        lines += ["", line[0].upper() + line[1:] + "."]
     if report.plan.histories:
         lines += ["", "## Histories", ""]
         lines += _md_table(list(HISTORY_COLUMNS), [[row[c] for c in HISTORY_COLUMNS]
@@ -171,7 +175,7 @@ def write(report: Report, folder: Path) -> list[Path]:
     outcome_rows = [{"instance": o.instance_id, "summarizer": o.summarizer, "label": o.label,
                      "code": code(o), "pre": o.pre, "post": o.post,
                      "confirmation": o.confirmation or "", "cause": o.cause or "",
-                     "refused": o.refused or ""}
+                     "refused": o.refused or "", "timed_out": o.timed_out or ""}
                     for o in report.outcomes.values()]
     texts = {"report.json": json.dumps(to_json(report), indent=1),
              "outcomes.csv": _csv(outcome_rows), "cells.csv": _csv(diagnostics(report)),

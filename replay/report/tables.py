@@ -27,9 +27,10 @@ CODES = {"preserved": "P", "damaged": "D", "rescued": "R", "unsolved": "U", "exc
 
 MARKS = {"stable": "!", "seed-variable": "~", "pending": "?"}
 REFUSED_MARK = "*"  # a request of the pair was refused for its content (see Outcome.refused)
+TIMED_OUT_MARK = "T"  # a cell of the pair had its tests time out (see Outcome.timed_out)
 LEGEND = ("P preserved  D damaged (! stable, ~ seed-variable, ? confirming)  R rescued  "
           "U unsolved  X excluded  - unevaluated  E error  * a request refused (--cells says "
-          "which)")
+          "which)  T tests timed out (a failing run of the agent's tree)")
 
 
 STYLES = {"preserved": "green", "damaged": "bold red", "rescued": "cyan", "unsolved": "yellow",
@@ -38,7 +39,7 @@ STYLES = {"preserved": "green", "damaged": "bold red", "rescued": "cyan", "unsol
 
 DIAGNOSTICS = ("instance", "arm", "summarizer", "seed", "result", "steps", "actions", "exit",
                "repeated_reads", "tests_run", "files_edited", "summary_files", "summary_tokens",
-               "retention", "refused")
+               "retention", "refused", "timed_out")
 
 
 @dataclass
@@ -122,7 +123,8 @@ def build(store: Store, run: str) -> Report:
 def code(outcome: Outcome) -> str:
     """The grid code of an outcome (see the module docstring)."""
     mark = MARKS.get(outcome.confirmation or "", "") if outcome.label == "damaged" else ""
-    return CODES[outcome.label] + mark + (REFUSED_MARK if outcome.refused else "")
+    return (CODES[outcome.label] + mark + (TIMED_OUT_MARK if outcome.timed_out else "")
+            + (REFUSED_MARK if outcome.refused else ""))
 
 
 def _fraction(part: int, whole: int) -> str:
@@ -158,6 +160,7 @@ def diagnostics(report: Report) -> list[dict[str, Any]]:
             "summary_tokens": "/".join(map(str, summary["gold_tokens"])) if summary else "",
             "retention": _share_text(report.retention, cell),
             "refused": result.refused or "",
+            "timed_out": "" if result.timed_out is None else f"{result.timed_out:g} s",
             "error": result.error or "",
         })
     return rows
@@ -216,6 +219,8 @@ def render(report: Report, console: Console, cells: bool = False) -> None:
     the diagnostics."""
     console.print(grid_table(report))
     console.print(Text(LEGEND, style="dim"))
+    if (line := timed_out_line(report)) is not None:
+        console.print(Text(line))
     if report.plan.histories:
         console.print(histories_table(report.plan))
     rates = Table(title="task damage (damaged / PRE-pass) and detail retention")
@@ -241,6 +246,18 @@ def render(report: Report, console: Console, cells: bool = False) -> None:
     console.print(Text(spend_line(report.run, run_spend(report.cells))))
     if cells:
         console.print(cells_table(report))
+
+
+def timed_out_line(report: Report) -> str | None:
+    """How many cells had their tests time out, and which (None when none did)."""
+    cells = [(cell, found.timed_out) for cell, found in sorted(report.cells.items())
+             if found.timed_out is not None]
+    if not cells:
+        return None
+    shown = ", ".join(f"{cell} after {seconds:g} s" for cell, seconds in cells[:5])
+    more = f" and {len(cells) - 5} more" if len(cells) > 5 else ""
+    return (f"tests timed out in {len(cells)} cell(s), each counted as a failing run of the "
+            f"agent's tree: {shown}{more}")
 
 
 def cells_table(report: Report) -> Table:

@@ -10,6 +10,10 @@ A request the server refuses for its content is a result, not a fault: a refused
 request is kept in place of the summary and fails the POST (nothing to continue from); a refused
 agent request ends the continuation (see `replay.sweep.continuation`). Either marks the cell
 `refused`, is answered from the store next time, and never marks it `error`.
+
+A cell's tests run for at most its `test_timeout`; tests that ran into it fail the cell, which
+keeps the limit as `timed_out`, unless the limit is shorter than the validated tests took with
+the gold patch: then the cell is an `error` (see `replay.judge.timeouts`).
 """
 
 from __future__ import annotations
@@ -35,7 +39,15 @@ from replay.errors import HarnessError, InputError
 from replay.histories.records import History
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
-from replay.judge.grading import patch_files
+from replay.judge.grading import Grade, patch_files
+from replay.judge.timeouts import (
+    DEFAULT_TEST_TIMEOUT,
+    cell_timeout,
+    gold_seconds,
+    still_holds,
+    timed_out,
+    timeout_fault,
+)
 from replay.models.registry import resolve
 from replay.models.transport import ModelRefused
 from replay.models.types import Message, Model, ModelSpec
@@ -95,13 +107,17 @@ class CellTask:
     prompt: PromptText | None = None
     judge: ModelSpec | None = None  # the evidence judge of a fused summarizer
     temperature: float = 0.0  # what the summarizer samples at (the run's)
+    test_timeout: float = DEFAULT_TEST_TIMEOUT  # seconds the cell's tests may run
+    gold_seconds: float | None = None  # what the gold patch's test run took in validation
 
 
 @dataclass(frozen=True)
 class ValidateTask:
-    """Protocol step 2 for one instance, before any of its cells."""
+    """Protocol step 2 for one instance, before any of its cells (each test run may take
+    `test_timeout` seconds; None: DEFAULT_TEST_TIMEOUT)."""
 
     instance: Instance
+    test_timeout: float | None = None
 
 
 @dataclass
@@ -116,12 +132,15 @@ class Prepared:
     prompts: dict[str, PromptText | None]
     judges: dict[str, ModelSpec | None] = field(default_factory=dict)
 
-    def task(self, cell: CellId) -> CellTask:
-        """The task of one cell of the plan."""
+    def task(self, cell: CellId, validation: dict[str, Any] | None = None) -> CellTask:
+        """The task of one cell of the plan; its test timeout is the plan's, else derived from
+        the instance's `validation` record."""
         return CellTask(cell, self.instances[cell.instance_id],
                         self.histories[cell.instance_id], self.backbones.get(cell.summarizer),
                         self.prompts.get(cell.summarizer), self.judges.get(cell.summarizer),
-                        self.settings.temperature)
+                        self.settings.temperature,
+                        cell_timeout(self.plan.test_timeout, validation),
+                        gold_seconds(validation))
 
     def models(self, cells: list[CellId]) -> list[ModelSpec]:
         """The distinct models that `cells` may call: the agent, the POST summarizers' and
@@ -240,7 +259,7 @@ def run_cell(task: CellTask, settings: Settings, store: Store,
         result = continue_and_grade(
             task.instance, task.history, env, recipe, model(settings.agent), settings.agent_key,
             start_messages(task, settings, summary), cell.arm, settings.config, store,
-            cell.seed_index)
+            cell.seed_index, task.test_timeout)
     except ModelRefused as exc:  # the summarizer's: a refused agent request ends its run
         return summarizer_refused(cell, summary_key(task), str(exc), time.monotonic() - started)
     except Exception as exc:  # a cell's fault is its result: recorded, retried next run
@@ -248,11 +267,14 @@ def run_cell(task: CellTask, settings: Settings, store: Store,
                           diagnostics={"traceback": traceback.format_exc(limit=8)},
                           seconds=time.monotonic() - started)
     seconds = time.monotonic() - started
-    if result.passed is None:
-        return CellResult(cell, "error", summary=summary_id, error=result.error, seconds=seconds)
+    fault = timeout_fault(result.grade, task.gold_seconds)
+    if result.passed is None or fault:
+        return CellResult(cell, "error", summary=summary_id, error=result.error or fault,
+                          seconds=seconds)
     trace = result.trace.to_dict()
     return CellResult(cell, "done", result.passed, result.key, summary_id, result.reused,
-                      diagnose(trace, task, summary), seconds=seconds, refused=refusal_of(trace))
+                      diagnose(trace, task, summary), seconds=seconds, refused=refusal_of(trace),
+                      timed_out=timed_out(result.grade))
 
 
 def summarizer_refused(cell: CellId, summary_id: str, why: str, seconds: float = 0.0,
@@ -297,9 +319,13 @@ def kept_result(task: CellTask, settings: Settings, store: Store) -> CellResult 
     trace_path = artifacts_of(store, key) / "trace.json"
     if record is None or not trace_path.is_file():
         return None
+    grade = Grade(**json.loads(record["grade"]))
+    if not still_holds(grade, task.test_timeout) or timeout_fault(grade, task.gold_seconds):
+        return None
     trace = json.loads(trace_path.read_text(encoding="utf-8"))
     return CellResult(task.cell, "done", record["passed"], key, summary_id, True,
-                      diagnose(trace, task, summary), refused=refusal_of(trace))
+                      diagnose(trace, task, summary), refused=refusal_of(trace),
+                      timed_out=timed_out(grade))
 
 
 def diagnose(trace: dict[str, Any], task: CellTask, summary: Summary | None) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from replay.histories.records import History
 from replay.instances.records import Instance
 from replay.judge.grading import Grade
 from replay.judge.testrun import run_tests
+from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT, still_holds
 from replay.models.types import Message, Model, ModelSpec
 from replay.store import Store
 
@@ -90,12 +91,15 @@ def continuation_key(instance: Instance, history: History, messages: list[Messag
 
 def continue_and_grade(instance: Instance, history: History, env: Environment, recipe: Recipe,
                        model: Model, agent_id: str, messages: list[Message], arm: str,
-                       config: AgentConfig, store: Store, seed_index: int = 0) -> Continuation:
-    """Restore the boundary, continue the agent from `messages`, save its tree, run the tests."""
+                       config: AgentConfig, store: Store, seed_index: int = 0,
+                       test_timeout: float = DEFAULT_TEST_TIMEOUT) -> Continuation:
+    """Restore the boundary, continue the agent from `messages`, save its tree, run the tests
+    (for at most `test_timeout` seconds: a kept continuation whose tests timed out under a
+    shorter limit runs again)."""
     key = continuation_key(instance, history, messages, agent_id, config, seed_index)
     artifacts = artifacts_of(store, key)
     kept = _kept(store, key, artifacts)
-    if kept is not None:
+    if kept is not None and still_holds(kept.grade, test_timeout):
         return kept
     result = Continuation(key, instance.instance_id, arm, None,
                           Trace(messages=messages, start_index=len(messages),
@@ -112,7 +116,8 @@ def continue_and_grade(instance: Instance, history: History, env: Environment, r
         else:
             store.write_artifact(env.snapshot().diff,
                                  *artifacts.relative_to(store.artifacts).parts, "tree.diff")
-            result.grade = run_tests(env, instance, recipe, artifacts / "tests.log")
+            result.grade = run_tests(env, instance, recipe, artifacts / "tests.log",
+                                     test_timeout)
     except HarnessError as exc:
         result.error = f"{type(exc).__name__}: {exc}"
         result.trace.exit_reason = "error"

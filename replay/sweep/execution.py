@@ -87,6 +87,11 @@ class SweepResult:
         return sum(1 for result in self.results if result.refused)
 
     @property
+    def timed_out(self) -> int:
+        """Cells whose tests timed out (run now or kept)."""
+        return sum(1 for result in self.results if result.timed_out is not None)
+
+    @property
     def errors(self) -> list[CellResult]:
         return [result for result in self.results if result.status == "error"]
 
@@ -102,7 +107,8 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
     unchecked = [prepared.instances[ident] for ident in instances
                  if (found := store.validation(ident, plan.backend)) is None
                  or found["status"] == "error"]
-    for finished in _run(executor, [ValidateTask(i) for i in unchecked], progress):
+    tests = [ValidateTask(i, plan.test_timeout) for i in unchecked]
+    for finished in _run(executor, tests, progress):
         if finished.export is not None:
             ingest(store, cache, finished.export)
         verdict = finished.result
@@ -117,7 +123,7 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
     progress.planned(len(runnable))
     tasks = []
     for cell in runnable:
-        task = prepared.task(cell)
+        task = prepared.task(cell, verdicts.get(cell.instance_id))
         kept = kept_result(task, prepared.settings, store)
         if kept is None:
             tasks.append(task)
@@ -135,10 +141,11 @@ def stale_refusals(prepared: Prepared, cells: dict[CellId, CellResult],
                    store: Store) -> list[CellId]:
     """Refused cells whose refusal the store no longer holds for the request the plan would
     send now (a model's settings changed since): they run again."""
+    verdicts = validations(store, prepared.plan)
     return [cell for cell in prepared.plan.cells()
             if (found := cells.get(cell)) is not None and found.status == "done"
-            and found.refused and kept_result(prepared.task(cell), prepared.settings,
-                                              store) is None]
+            and found.refused and kept_result(prepared.task(cell, verdicts.get(cell.instance_id)),
+                                              prepared.settings, store) is None]
 
 
 def _run(executor: Executor, tasks: list[Task], progress: Progress) -> Iterable[Finished]:
@@ -193,8 +200,9 @@ def estimate(prepared: Prepared, run: str, store: Store) -> Estimate:
     todo = pending(plan, cells) + stale_refusals(prepared, cells, store)
     found = Estimate(cells=len(plan.cells()), done=len(plan.cells()) - len(todo), kept=0,
                      to_run=0)
+    verdicts = validations(store, plan)
     for cell in todo:
-        task = prepared.task(cell)
+        task = prepared.task(cell, verdicts.get(cell.instance_id))
         if kept_result(task, prepared.settings, store) is not None:
             found.kept += 1
             continue

@@ -1,4 +1,10 @@
-"""Labels of (instance, summarizer) pairs from their cells, and three-run confirmation."""
+"""Labels of (instance, summarizer) pairs from their cells, and three-run confirmation.
+
+A PRE or POST whose tests timed out is a failing run of the agent's tree, as any other: the hang
+is the agent's code, since the validated tests finished within the limit on the gold tree (a
+limit that cuts those short makes the cell an `error`, never a label; see
+`replay.judge.timeouts`). Its pair says so in `Outcome.timed_out`.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,6 +25,7 @@ class Outcome:
 
     `refused` says which seed-0 request of the pair the server refused for its content (a POST
     whose summary the agent cannot read fails as a POST; see `replay.sweep.cells`).
+    `timed_out` says which seed-0 cell of the pair had its tests time out, and after how long.
     """
 
     instance_id: str
@@ -30,6 +37,7 @@ class Outcome:
     post_runs: tuple[bool | None, ...] = ()
     cause: str | None = None
     refused: str | None = None
+    timed_out: str | None = None
 
 
 def label(pre: bool, post: bool) -> str:
@@ -80,12 +88,15 @@ def _outcome(instance: str, summarizer: str, cells: dict[CellId, CellResult],
     name = label(pre.passed, post.passed)
     refused = "; ".join(f"{cell.cell.arm.upper()} {cell.refused}" for cell in (pre, post)
                         if cell.refused) or None
+    timed_out = "; ".join(f"{cell.cell.arm.upper()} tests timed out after {cell.timed_out:g} s"
+                          for cell in (pre, post) if cell.timed_out is not None) or None
     if name != "damaged" or not confirming:
-        return Outcome(instance, summarizer, name, pre.passed, post.passed, refused=refused)
+        return Outcome(instance, summarizer, name, pre.passed, post.passed, refused=refused,
+                       timed_out=timed_out)
     runs = (post.passed, *[_passed(cells.get(CellId(instance, "post", summarizer, seed)))
                            for seed in CONFIRM_SEEDS])
     return Outcome(instance, summarizer, name, pre.passed, post.passed, confirmation(runs), runs,
-                   refused=refused)
+                   refused=refused, timed_out=timed_out)
 
 
 def _passed(cell: CellResult | None) -> bool | None:

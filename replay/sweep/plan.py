@@ -99,6 +99,9 @@ class Plan(BaseModel):
     `histories` records the history each instance continues from, chosen once when the
     instance joins the run; runs stored before it was recorded have none, and record the
     choice made when they next run.
+
+    `test_timeout` is the seconds a cell's tests may run (`--test-timeout`), kept for the run's
+    life; None: each instance's own, derived from its validation (`replay.judge.timeouts`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -117,6 +120,7 @@ class Plan(BaseModel):
     summarizers: tuple[str, ...]
     confirm: tuple[tuple[str, str], ...] = ()
     histories: tuple[PlannedHistory, ...] = ()
+    test_timeout: float | None = Field(default=None, gt=0)
 
     def history_ids(self) -> dict[str, str]:
         """Instance id -> the content id of the history the run continues it from."""
@@ -190,8 +194,9 @@ def require_run(store: Store, name: str) -> Plan:
 def bind_run(store: Store, name: str, plan: Plan) -> Plan:
     """The plan that run `name` has once `plan` is added to it (nothing is written).
 
-    Raises `InputError` when the run exists with another frame, or continues an instance of
-    `plan` from another history.
+    Raises `InputError` when the run exists with another frame, continues an instance of
+    `plan` from another history, or `plan` gives another test timeout than the run's (a plan
+    that gives none keeps the run's).
     """
     existing = load_run(store, name)
     if existing is None:
@@ -207,7 +212,22 @@ def bind_run(store: Store, name: str, plan: Plan) -> Plan:
             raise InputError(f"run {name!r} continues {found.instance_id} from history "
                              f"{before[:12]}, not {found.id[:12]}; resume it with --history "
                              f"{before[:12]}, or choose another --run name")
+    check_timeout(name, existing, plan.test_timeout)
     return existing.extended(plan)
+
+
+def timeout_text(seconds: float | None) -> str:
+    """A run's test timeout in words."""
+    return ("each instance's own (derived from its validation)" if seconds is None
+            else f"{seconds:g} s")
+
+
+def check_timeout(name: str, existing: Plan, given: float | None) -> None:
+    """Refuse a `--test-timeout` other than the one run `name` keeps for life."""
+    if given is not None and given != existing.test_timeout:
+        raise InputError(f"run {name!r} keeps the test timeout it began with, "
+                         f"{timeout_text(existing.test_timeout)}, not --test-timeout {given:g}: "
+                         "resume it without --test-timeout, or choose another --run name")
 
 
 def save_run(store: Store, name: str, plan: Plan) -> None:
@@ -227,7 +247,8 @@ class CellResult:
     `diagnostics` holds what the report shows per continuation. `refused` says which request
     the server refused for its content, and why, when one did: the summarizer's (the POST
     fails: nothing to continue from), or the agent's (its run ended there; at the first step,
-    a summary or history the agent cannot read, the cell fails ungraded).
+    a summary or history the agent cannot read, the cell fails ungraded). `timed_out` is the
+    limit, in seconds, that the cell's tests ran into, when they did (the cell fails).
     """
 
     cell: CellId
@@ -241,6 +262,7 @@ class CellResult:
     error: str | None = None
     seconds: float = 0.0
     refused: str | None = None
+    timed_out: float | None = None
 
     def record(self) -> dict[str, Any]:
         """The JSON stored with the cell."""

@@ -143,12 +143,15 @@ class SweepProgress:
 
 
 def verdict(result: CellResult) -> str:
-    """A cell's result in a few words: pass, fail, refused (which request) or the error."""
+    """A cell's result in a few words: pass, fail, refused (which request), tests timed out,
+    or the error."""
     if result.status == "error":
         return f"error: {result.error or ''}"
     word = "pass" if result.passed else "fail"
     refused = f" ({result.refused})" if result.refused else ""
-    return word + refused + (" (kept)" if result.reused else "")
+    timed = (f" (tests timed out after {result.timed_out:g} s)"
+             if result.timed_out is not None else "")
+    return word + refused + timed + (" (kept)" if result.reused else "")
 
 
 def _clock(seconds: float) -> str:

@@ -197,7 +197,8 @@ class Worker:
         ident = task.instance.instance_id
         try:
             validation = validate_instance(task.instance, _Slot(self.backend, self.slot),
-                                           self.store, boundary=bundled_snapshot(task.instance))
+                                           self.store, boundary=bundled_snapshot(task.instance),
+                                           test_timeout=task.test_timeout)
         except Exception as exc:  # a gold patch that does not apply, a bug: not a verdict
             validation = Validation(ident, "error", [f"validation failed: {fault_text(exc)}"])
         export = Export(artifacts=_files(self.store, "validate", ident)) if self.export else None
