@@ -187,3 +187,18 @@ def test_a_timeout_shorter_than_the_validated_tests_is_an_error(tmp_path: Path) 
             f"{gold:g} s the gold patch's test run took in validation") in short.stdout
     # the same continuation under the derived default runs its tests again, and passes
     assert enough.returncode == 0 and "tests pass" in enough.stdout, enough.stdout
+
+
+def test_collect_grades_its_trajectory_under_the_timeout(suite: Path, tmp_path: Path) -> None:
+    store = tmp_path / "replay.db"
+    with ScriptedServer(Script([HANGING], model="agent")) as server:
+        started = time.monotonic()
+        done = run_replay("collect", "--model", f"openai:agent@{server.base_url}", "--suite",
+                          str(suite), "--boundary", "steps:1", "--store", str(store),
+                          "--test-timeout", "3")
+        took = time.monotonic() - started
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"collected {TINY}: 1 steps, finished, not resolved" in done.stdout
+    (grade,) = (store.parent / "artifacts" / "trajectories").glob("*/grade.json")
+    found = json.loads(grade.read_text())
+    assert (found["timed_out"], found["timeout"]) == (True, 3) and took < 3 + 40, took

@@ -24,6 +24,7 @@ from replay.commands.options import (
     Span,
     StorePath,
     Suite,
+    TestTimeout,
     console,
     say,
 )
@@ -51,7 +52,8 @@ Boundaries = Annotated[list[str] | None, typer.Option(
 def collect_command(instances: Sequence[Instance], model_name: str, rules: Sequence[Rule],
                     config: AgentConfig, seed_index: int, store_path: Path,
                     mirrors: Path | None, console: Console,
-                    call_deadline: float | None = None) -> int:
+                    call_deadline: float | None = None,
+                    test_timeout: float | None = None) -> int:
     """Collect every instance's trajectory, then cut each rule; 0 when every trajectory was
     collected and every rule landed, else 1.
 
@@ -70,7 +72,7 @@ def collect_command(instances: Sequence[Instance], model_name: str, rules: Seque
         with ModelClient(spec, cache, deadline=call_deadline) as model:
             for instance in instances:
                 result = collect_trajectory(instance, backend, model, identity, spec.alias,
-                                            config, store, seed_index)
+                                            config, store, seed_index, test_timeout)
                 say(console, _collected_line(result))
                 results.append(result)
         trajectories = [r.trajectory for r in results if r.trajectory is not None]
@@ -138,6 +140,7 @@ def register(app: typer.Typer) -> None:
         suite: Suite = "demo", dataset: Dataset = None, instance: Ids = None,
         filter_: Pattern = None, slice_: Span = None, store: StorePath = None,
         repo_mirror: Mirrors = None, call_deadline: CallDeadline = None,
+        test_timeout: TestTimeout = None,
     ) -> None:
         """Run the agent from the start of each task; cut Phase A histories at --boundary."""
         rules = [parse_rule(text) for text in boundary or []]
@@ -145,5 +148,5 @@ def register(app: typer.Typer) -> None:
         config = AgentConfig(max_steps=max_steps, temperature=temperature)
         code = collect_command(chosen, model, rules, config,
                                seed_index, store or default_store(),
-                               repo_mirror, console, call_deadline)
+                               repo_mirror, console, call_deadline, test_timeout)
         raise typer.Exit(code)

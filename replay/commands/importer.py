@@ -10,7 +10,15 @@ import typer
 from rich.console import Console
 
 from replay.commands.collect import Boundaries, history_line, trajectory_summary
-from replay.commands.options import Dataset, Mirrors, StorePath, Suite, console, say
+from replay.commands.options import (
+    Dataset,
+    Mirrors,
+    StorePath,
+    Suite,
+    TestTimeout,
+    console,
+    say,
+)
 from replay.environments.backends import make_backend
 from replay.errors import HarnessError
 from replay.histories.boundaries import Rule, parse_rule
@@ -26,13 +34,13 @@ DEFAULT_BOUNDARY = "fraction:1"
 
 def import_command(paths: Sequence[Path], rules: Sequence[Rule], instances: Sequence[Instance],
                    fmt: str, instance_id: str | None, store_path: Path, mirrors: Path | None,
-                   console: Console) -> int:
+                   console: Console, test_timeout: float | None = None) -> int:
     """Import the files, print each with its divergences and histories; 1 on a harness fault."""
     with Store.open(store_path) as store:
         try:
             imported, fresh = import_files(paths, rules, instances,
                                            make_backend("local", mirrors), store, fmt,
-                                           instance_id)
+                                           instance_id, test_timeout)
         except HarnessError as exc:
             say(console, f"error {type(exc).__name__}: {exc}")
             return 1
@@ -64,11 +72,11 @@ def register(app: typer.Typer) -> None:
         instance: Annotated[str | None, typer.Option(
             "--instance", help="The instance, for files that do not name it.")] = None,
         suite: Suite = "demo", dataset: Dataset = None, store: StorePath = None,
-        repo_mirror: Mirrors = None,
+        repo_mirror: Mirrors = None, test_timeout: TestTimeout = None,
     ) -> None:
         """Make Phase A histories from mini-swe-agent, SWE-agent or OpenAI trajectories."""
         rules = [parse_rule(text) for text in boundary or [DEFAULT_BOUNDARY]]
         instances = choose_instances(suite, dataset, [], None, None)
         code = import_command(files, rules, instances, format_, instance,
-                              store or default_store(), repo_mirror, console)
+                              store or default_store(), repo_mirror, console, test_timeout)
         raise typer.Exit(code)

@@ -30,6 +30,7 @@ from replay.histories.trajectories import (
 )
 from replay.instances.records import Instance
 from replay.judge.testrun import run_tests
+from replay.judge.timeouts import cell_timeout
 from replay.models.types import Model
 from replay.paths import TESTBED
 from replay.store import Store
@@ -87,12 +88,13 @@ class _StepRecorder:
 
 def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent_id: str,
                        model_name: str, config: AgentConfig, store: Store,
-                       seed_index: int = 0) -> Collected:
+                       seed_index: int = 0, test_timeout: float | None = None) -> Collected:
     """Collect (or find already collected) one instance's trajectory and keep it in the store.
 
     The instance's environment is started only when the trajectory is not stored yet. A harness
     fault (model API after its retries, a broken environment) leaves nothing stored and is
-    returned as the `error` of the result.
+    returned as the `error` of the result. The final tree's tests may run `test_timeout` seconds
+    (default: derived from the instance's validation, see `replay.judge.timeouts`).
     """
     key = collection_key(instance, agent_id, config, seed_index)
     kept = load_trajectory(store, key)
@@ -110,7 +112,8 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
                           on_step=recorder)
         if trace.exit_reason == "error":
             return Collected(instance.instance_id, None, trace.error)
-        grade = run_tests(env, instance, recipe, folder / "tests.log")
+        grade = run_tests(env, instance, recipe, folder / "tests.log", cell_timeout(
+            test_timeout, store.validation(instance.instance_id, backend.name)))
     except HarnessError as exc:
         return Collected(instance.instance_id, None, f"{type(exc).__name__}: {exc}")
     first_request = recorder.requests[0] if recorder.requests else 0

@@ -45,6 +45,7 @@ from replay.histories.trajectories import (
 )
 from replay.instances.records import Instance
 from replay.judge.testrun import run_tests
+from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT, cell_timeout
 from replay.store import Store
 
 COMMAND_TIMEOUT = 120.0
@@ -71,8 +72,11 @@ def import_key(recorded: Recorded, instance: Instance) -> str:
 
 def import_files(paths: Sequence[Path], rules: Sequence[Rule], instances: Sequence[Instance],
                  backend: Backend, store: Store, fmt: str = "auto",
-                 instance_id: str | None = None) -> tuple[list[Imported], set[str]]:
+                 instance_id: str | None = None,
+                 test_timeout: float | None = None) -> tuple[list[Imported], set[str]]:
     """Import trajectory files and cut `rules` from each; return them and the new history ids.
+    The final tree's tests may run `test_timeout` seconds (default: derived from the instance's
+    validation, see `replay.judge.timeouts`).
 
     Every file is read and checked first and every boundary cut before anything is stored, so
     bad input (a corrupt file, another instance, a boundary past the end) leaves no trace.
@@ -85,7 +89,7 @@ def import_files(paths: Sequence[Path], rules: Sequence[Rule], instances: Sequen
         _precheck(path, trajectory, rules)
     with tempfile.TemporaryDirectory(prefix="replay-import-") as scratch:
         imported = [_import_one(path, trajectory, instance, backend, store, rules,
-                                Path(scratch))
+                                Path(scratch), test_timeout)
                     for path, trajectory, instance in zip(paths, recorded, chosen, strict=True)]
         for item in imported:
             item.histories = [item.trajectory.history(rule) for rule in rules]
@@ -100,7 +104,8 @@ def import_files(paths: Sequence[Path], rules: Sequence[Rule], instances: Sequen
 
 
 def _import_one(path: Path, recorded: Recorded, instance: Instance, backend: Backend,
-                store: Store, rules: Sequence[Rule], scratch: Path) -> Imported:
+                store: Store, rules: Sequence[Rule], scratch: Path,
+                test_timeout: float | None = None) -> Imported:
     """The stored trajectory of this file, or a new one built by executing it once."""
     key = import_key(recorded, instance)
     kept = load_trajectory(store, key)
@@ -110,7 +115,9 @@ def _import_one(path: Path, recorded: Recorded, instance: Instance, backend: Bac
     env = backend.start(instance, recipe)
     try:
         built = rebuild(recorded, instance, env, recipe, key,
-                        f"imported {recorded.format} {path.name}", scratch / f"{key}.log", rules)
+                        f"imported {recorded.format} {path.name}", scratch / f"{key}.log", rules,
+                        cell_timeout(test_timeout, store.validation(instance.instance_id,
+                                                                    backend.name)))
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
     return Imported(path, recorded.format, built, [], reused=False)
@@ -145,7 +152,8 @@ def _precheck(path: Path, recorded: Recorded, rules: Sequence[Rule]) -> None:
 
 
 def rebuild(recorded: Recorded, instance: Instance, env: Environment, recipe: Recipe,
-            key: str, source: str, log_path: Path, rules: Sequence[Rule] = ()) -> Trajectory:
+            key: str, source: str, log_path: Path, rules: Sequence[Rule] = (),
+            test_timeout: float = DEFAULT_TEST_TIMEOUT) -> Trajectory:
     """Execute the recorded actions once, snapshotting after each step, and grade the end.
 
     `rules` are cut once the trees are known and before the tests run, so a boundary that
@@ -170,7 +178,7 @@ def rebuild(recorded: Recorded, instance: Instance, env: Environment, recipe: Re
                             protocol=recorded.protocol)
     for rule in rules:
         trajectory.history(rule)
-    trajectory.resolved = run_tests(env, instance, recipe, log_path).resolved
+    trajectory.resolved = run_tests(env, instance, recipe, log_path, test_timeout).resolved
     return trajectory
 
 
