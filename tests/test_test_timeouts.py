@@ -110,10 +110,13 @@ def test_a_hang_the_agent_made_is_cut_at_the_timeout_and_marked_everywhere(
         assert ("post summ-a:claude-code seed 0: fail (tests timed out after 4 s)"
                 in done.stdout)
         again = run_replay(*sweep, "--test-timeout", "9", env=env)
+        confirm = run_replay("confirm", "hang", "--store", str(store), "--test-timeout", "9",
+                             env=env)
         resumed = run_replay(*sweep, env=env)
-    assert again.returncode == 2 and again.stderr.strip() == (
-        "error: run 'hang' keeps the test timeout it began with, 4 s, not --test-timeout 9: "
-        "resume it without --test-timeout, or choose another --run name")
+    for refused in (again, confirm):
+        assert refused.returncode == 2 and refused.stderr.strip() == (
+            "error: run 'hang' keeps the test timeout it began with, 4 s, not --test-timeout 9: "
+            "resume it without --test-timeout, or choose another --run name")
     assert resumed.returncode == 0 and "0 cell(s) finished" in resumed.stdout
     assert "│   DT   │" in done.stdout and "T tests timed out" in done.stdout
     assert (f"tests timed out in 1 cell(s), each counted as a failing run of the agent's tree: "
@@ -130,9 +133,15 @@ def test_a_hang_the_agent_made_is_cut_at_the_timeout_and_marked_everywhere(
     assert took < 60, took  # the sweep: validation kept, PRE kept, the POST's step and tests
     log = (store.parent / "artifacts" / "continuations" / post.continuation[:24] / "tests.log")
     assert log.read_text().rstrip().endswith(">>>>> Tests Timed Out after 4 s")
-    report = run_replay("report", "hang", "--store", str(store))
+    assert_exports(store, "hang")
+
+
+def assert_exports(store: Path, run: str) -> None:
+    """`replay report` of the run: the grid, report.md, report.json and cells.csv say that its
+    POST timed out after 4 s."""
+    report = run_replay("report", run, "--store", str(store))
     assert report.returncode == 0 and "│   DT   │" in report.stdout
-    folder = store.parent / "reports" / "hang"
+    folder = store.parent / "reports" / run
     markdown = (folder / "report.md").read_text()
     assert f"| {TINY} | DT |" in markdown and "T tests timed out" in markdown
     assert "Tests timed out in 1 cell(s)" in markdown
