@@ -133,7 +133,8 @@ def _check(instance: Instance, recipe: Recipe, env: Environment, store: Store,
     if after.timed_out:
         return Validation(instance.instance_id, "error", [
             f"harness fault: the tests timed out after {timeout:g} s with the gold patch (the "
-            "validated tests must finish: give a larger --test-timeout)"], checks)
+            "validated tests must finish: give a larger --test-timeout, to a sweep with another "
+            "--run, or none)"], checks)
     reasons = []
     passing_before = before.fail_to_pass.get("success", [])
     if passing_before:
