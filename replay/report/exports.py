@@ -58,10 +58,9 @@ def to_markdown(report: Report) -> str:
                                      for s in report.plan.summarizers)]
                         for instance in report.plan.instances])
     lines += ["", "P preserved, D damaged (D! stable, D~ seed-variable, D? confirming), "
-              "R rescued, U unsolved, X excluded, - unevaluated, E error, T tests timed out "
-              "(a failing run of the agent's tree)."]
+              "R rescued, U unsolved, X excluded, - unevaluated, E error."]
     if (line := timed_out_line(report)) is not None:
-        lines += ["", line[0].upper() + line[1:] + "."]
+        lines += ["", line + "."]
     if report.plan.histories:
         lines += ["", "## Histories", ""]
         lines += _md_table(list(HISTORY_COLUMNS), [[row[c] for c in HISTORY_COLUMNS]

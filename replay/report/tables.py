@@ -27,10 +27,11 @@ CODES = {"preserved": "P", "damaged": "D", "rescued": "R", "unsolved": "U", "exc
 
 MARKS = {"stable": "!", "seed-variable": "~", "pending": "?"}
 REFUSED_MARK = "*"  # a request of the pair was refused for its content (see Outcome.refused)
-TIMED_OUT_MARK = "T"  # a cell of the pair had its tests time out (see Outcome.timed_out)
 LEGEND = ("P preserved  D damaged (! stable, ~ seed-variable, ? confirming)  R rescued  "
           "U unsolved  X excluded  - unevaluated  E error  * a request refused (--cells says "
-          "which)  T tests timed out (a failing run of the agent's tree)")
+          "which)")
+TIMED_OUT_MARK = "T"  # a cell of the pair had its tests time out (see Outcome.timed_out)
+TIMED_OUT_LEGEND = "T tests timed out (a failing run of the agent's tree)"  # when a cell did
 
 
 STYLES = {"preserved": "green", "damaged": "bold red", "rescued": "cyan", "unsolved": "yellow",
@@ -249,15 +250,15 @@ def render(report: Report, console: Console, cells: bool = False) -> None:
 
 
 def timed_out_line(report: Report) -> str | None:
-    """How many cells had their tests time out, and which (None when none did)."""
+    """The legend line of the T mark: how many cells had their tests time out, and which
+    (None when none did, so a report without a timeout reads as before the mark)."""
     cells = [(cell, found.timed_out) for cell, found in sorted(report.cells.items())
              if found.timed_out is not None]
     if not cells:
         return None
     shown = ", ".join(f"{cell} after {seconds:g} s" for cell, seconds in cells[:5])
     more = f" and {len(cells) - 5} more" if len(cells) > 5 else ""
-    return (f"tests timed out in {len(cells)} cell(s), each counted as a failing run of the "
-            f"agent's tree: {shown}{more}")
+    return f"{TIMED_OUT_LEGEND}: {len(cells)} cell(s), {shown}{more}"
 
 
 def cells_table(report: Report) -> Table:
