@@ -36,7 +36,9 @@ class Environment(Protocol):
     `exec` runs a bash command in `workdir` with no network unless `network` is set (only the
     environment's own install steps set it). Output is stdout and stderr merged, capped to
     `output_limit` characters keeping head and tail. On timeout the whole process group is
-    killed. Raises `EnvironmentFault` when the environment itself is broken.
+    killed, and nothing a command started outlives it. Raises `EnvironmentFault` when the
+    environment itself is broken. `read_file` and `write_file` act inside the environment: a
+    link the agent made is resolved there, never on the engine's machine.
     """
 
     workdir: str
@@ -49,9 +51,17 @@ class Environment(Protocol):
 
     def write_file(self, path: str, data: bytes) -> None: ...
 
+    def reset(self) -> None:
+        """Back to the validated state, all of it: the tree with `.git/` and ignored files, the
+        venv and every other place a command may write (an empty cell layer on `local`, a new
+        container on `docker`). No process of an earlier command survives it."""
+        ...
+
     def snapshot(self) -> Snapshot: ...
 
-    def restore(self, snapshot: Snapshot) -> None: ...
+    def restore(self, snapshot: Snapshot) -> None:
+        """`reset`, then the snapshot's diff applied and its fingerprint checked."""
+        ...
 
     def close(self) -> None: ...
 

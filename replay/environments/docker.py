@@ -8,9 +8,15 @@ memory and process limits, and a read-only root; each command gets an empty /tmp
 addresses of the recipe are routed into a black hole on loopback once per container, by the
 engine from the host with `nsenter` (the container itself never holds CAP_NET_ADMIN).
 
-One container per instance and slot is kept warm and reused across cells (cells restore their
-snapshot). A container belongs to the process that created it: `start` creates it with that
-process as its `replay.owner`, only that backend ever hands it out (it never adopts a container
+One container per instance and slot is kept warm and reused by the commands of a cell; `reset`
+(each restore: before a continuation and before its tests) replaces it by a new one from the
+instance's image, so the tree with `.git/` and ignored files, the venv and /tmp are exactly the
+image's again and no process of an earlier cell survives. Within a cell, nothing outlives its
+command either: when a command returns, every process it left (a `setsid nohup` daemon
+included) is killed, all but the container's init and its `sleep`.
+
+A container belongs to the process that created it: `start` creates it with that process as
+its `replay.owner`, only that backend ever hands it out (it never adopts a container
 it finds), and its /testbed and venv are anonymous volumes of its own, so two processes never
 share a container or a tree and need no lease (local slots do: leases.py).
 
@@ -31,6 +37,7 @@ import tarfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import docker
@@ -71,6 +78,16 @@ pid=$!
 wait "$pid"
 code=$?
 kill -KILL -- "-$pid" 2>/dev/null
+# $3: the container's own processes (init and its sleep); every other one is what the command
+# left behind (a daemon that escaped its process group with setsid): kill it, until none is left
+for round in 1 2 3 4; do
+    left=0
+    for p in /proc/[0-9]*; do
+        p=${p#/proc/}
+        case " $3 $$ " in *" $p "*) ;; *) kill -KILL "$p" 2>/dev/null && left=1 ;; esac
+    done
+    [ "$left" = 0 ] && break
+done
 exit "$code"
 """
 
@@ -99,10 +116,11 @@ class DockerEnvironment:
 
     workdir = TESTBED
 
-    def __init__(self, client: docker.DockerClient, container_id: str, image: str,
-                 base_commit: str) -> None:
+    def __init__(self, client: docker.DockerClient, create: Callable[[], tuple[str, str]],
+                 image: str, base_commit: str) -> None:
         self.client = client
-        self.container_id = container_id
+        self.create = create  # a new container from the image: its id and the PIDs to keep
+        self.container_id, self.keep = create()
         self.image = image
         self.base_commit = base_commit
         self.closed = False
@@ -122,7 +140,8 @@ class DockerEnvironment:
             raise EnvironmentFault(f"docker container {self.container_id[:12]} was closed")
         start = time.monotonic()
         done = run(self.client, self.container_id,
-                   ["bash", "-c", EXEC_SCRIPT, "replay-exec", f"{timeout:.3f}", command],
+                   ["bash", "-c", EXEC_SCRIPT, "replay-exec", f"{timeout:.3f}", command,
+                    self.keep],
                    env or {}, TESTBED, output_limit)
         duration = time.monotonic() - start
         code = KILLED if done.exit_code is None else done.exit_code
@@ -188,6 +207,14 @@ class DockerEnvironment:
             if "Is a directory" in result.output:
                 raise IsADirectoryError(path)
             raise PermissionError(f"cannot write {path}: {result.output.strip()[-300:]}")
+
+    def reset(self) -> None:
+        """A new container from the image in place of this one (see the module docstring)."""
+        if self.closed:
+            raise EnvironmentFault(f"docker container {self.container_id[:12]} was closed")
+        old = self.container_id
+        self.container_id, self.keep = self.create()
+        remove_containers(self.client, [old])
 
     def snapshot(self) -> snapshots.Snapshot:
         return snapshots.capture(self, self.base_commit)
@@ -272,20 +299,27 @@ class DockerBackend:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _route_to_loopback(self, env: DockerEnvironment, addresses: list[str]) -> None:
+    def _route_to_loopback(self, container_id: str, addresses: list[str]) -> None:
         """Route `addresses` into a black hole on the container's loopback, from the host (the
         container holds no capability to do it): `nsenter` into its network namespace."""
-        pid = self.client.api.inspect_container(env.container_id)["State"]["Pid"]
+        pid = self.client.api.inspect_container(container_id)["State"]["Pid"]
         for address in addresses:
             done = subprocess.run(["nsenter", "-t", str(pid), "-n", "ip", "route", "add",
                                    f"{address}/32", "dev", "lo"], capture_output=True, text=True)
             if done.returncode != 0:
-                env.close()
                 raise EnvironmentFault(f"cannot route {address} into a black hole: "
                                        f"{(done.stderr or done.stdout).strip()}")
 
     def _create(self, instance: Instance, recipe: Recipe, image: str,
                 variables: dict[str, str], slot: int) -> DockerEnvironment:
+        return DockerEnvironment(
+            self.client, lambda: self._container(instance, recipe, image, variables, slot),
+            image, instance.base_commit)
+
+    def _container(self, instance: Instance, recipe: Recipe, image: str,
+                   variables: dict[str, str], slot: int) -> tuple[str, str]:
+        """A new container of the instance's image: its id, and the PIDs of its own processes
+        (init and `sleep`), which commands never kill."""
         container = self.client.containers.run(
             image, ["sleep", "infinity"], detach=True, init=True, network_mode="none",
             read_only=True, tmpfs={"/tmp": "size=2g,mode=1777"}, working_dir=TESTBED,
@@ -295,8 +329,12 @@ class DockerBackend:
             labels=labels("cell", **{"replay.instance": instance.instance_id,
                                      "replay.slot": str(slot)}),
             **self.limits)
-        env = DockerEnvironment(self.client, container.id, image, instance.base_commit)
-        if recipe.unroutable:
-            self._route_to_loopback(env, recipe.unroutable)
-        return env
-
+        try:
+            if recipe.unroutable:
+                self._route_to_loopback(container.id, recipe.unroutable)
+            done = run(self.client, container.id, ["cat", "/proc/1/task/1/children"], {}, "/",
+                       1000)
+        except BaseException:
+            remove_containers(self.client, [container.id])
+            raise
+        return container.id, " ".join(["1", *done.output.decode().split()])

@@ -110,6 +110,7 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
                           on_step=recorder)
         if trace.exit_reason == "error":
             return Collected(instance.instance_id, None, trace.error)
+        snapshots.settle(env, instance.base_commit)  # the tests see the tree alone
         grade = run_tests(env, instance, recipe, folder / "tests.log")
     except HarnessError as exc:
         return Collected(instance.instance_id, None, f"{type(exc).__name__}: {exc}")
