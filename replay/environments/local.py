@@ -97,8 +97,8 @@ class LocalEnvironment:
              output_limit: int = DEFAULT_OUTPUT_LIMIT) -> ExecResult:
         """Run `command` with bash in /testbed (see `Environment.exec`)."""
         start = time.monotonic()
-        code, raw, timed_out = self._contained(command, timeout, network, env, None,
-                                               output_limit)
+        code, raw, _, timed_out = self._contained(command, timeout, network, env, None,
+                                                  output_limit)
         text = raw.decode("utf-8", "replace")
         output, truncated = cap_output(text, output_limit)
         return ExecResult(command=command, exit_code=code, output=output,
@@ -107,10 +107,10 @@ class LocalEnvironment:
 
     def _contained(self, command: str, timeout: float, network: bool,
                    env: dict[str, str] | None, stdin: bytes | None,
-                   limit: int) -> tuple[int, bytes, bool]:
+                   limit: int) -> tuple[int, bytes, bytes, bool]:
         """Run `command` contained; its exit code, its output (head and tail kept within about
-        4 x `limit` bytes, stdout and stderr merged unless `stdin` is given, when stdout alone
-        is returned whole) and whether it timed out."""
+        4 x `limit` bytes, stdout and stderr merged unless `stdin` is given, when stdout and
+        stderr are returned whole) and whether it timed out."""
         variables = {**self._variables(network), **(env or {})}
         try:
             argv = contained_argv(command, *self._mounts(network), network,
@@ -126,7 +126,7 @@ class LocalEnvironment:
         if code == SETUP_FAILED and b"replay-namespace-setup-failed" in output + errors:
             why = (output + errors).decode("utf-8", "replace").strip()[-300:]
             raise EnvironmentFault(f"local environment {self.root.name}: {why}")
-        return code, output, timed_out
+        return code, output, errors, timed_out
 
     def _mounts(self, network: bool) -> tuple[Path, Path, list[str]]:
         if network or self.building:
@@ -173,8 +173,8 @@ class LocalEnvironment:
         if full is None:
             raise FileNotFoundError(path)
         quoted = shlex.quote(full)
-        code, data, _ = self._contained(f"[ -f {quoted} ] && exec cat -- {quoted}", 120, False,
-                                        None, b"", 0)
+        code, data, _, _ = self._contained(f"[ -f {quoted} ] && exec cat -- {quoted}", 120,
+                                           False, None, b"", 0)
         if code != 0:
             raise FileNotFoundError(path)
         return data
@@ -186,7 +186,7 @@ class LocalEnvironment:
         if full is None:
             raise PermissionError(f"{path} is outside the environment ({TESTBED}, {VENV})")
         quoted = shlex.quote(full)
-        code, _, errors = self._contained(
+        code, _, errors, _ = self._contained(
             f"[ -d {quoted} ] && exit 21; mkdir -p -- \"$(dirname -- {quoted})\" && "
             f"cat > {quoted}", 120, False, None, data, 0)
         if code == 21:
@@ -263,9 +263,11 @@ class LocalBackend:
 
     name = "local"
 
-    def __init__(self, root: Path | None = None, mirrors: Path | None = None) -> None:
+    def __init__(self, root: Path | None = None, mirrors: Path | None = None,
+                 limits: Limits | None = None) -> None:
         self.root = root or home() / "envs"
         self.mirrors = mirrors
+        self.limits = limits or Limits()
         self._held: dict[tuple[str, int], LocalEnvironment] = {}
 
     def start(self, instance: Instance, recipe: Recipe, rebuild: bool = False,
@@ -373,7 +375,7 @@ class LocalBackend:
         engine's build record (never from the venv's writable pyvenv.cfg)."""
         prefix = str(Path(record["python"]).parent.parent)
         return LocalEnvironment(root, build, instance.base_commit, record["variables"],
-                                recipe.unroutable, [prefix], lease)
+                                recipe.unroutable, [prefix], lease, self.limits)
 
     def _install(self, environment: LocalEnvironment, recipe: Recipe, python: Path) -> float:
         start = time.monotonic()

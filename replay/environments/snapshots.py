@@ -44,10 +44,12 @@ def fingerprint_script(base_commit: str) -> str:
     """Shell lines that print the tree hash of the working tree (base + every non-ignored file).
 
     The private index persists between calls: `read-tree --reset` keeps the stat data of the
-    entries that still match the base tree, so `add -A` hashes only the files that changed.
+    entries that still match the base tree, so `add -A` hashes only the files that changed. A
+    link in its place (the agent's) is removed, never followed.
     """
     return (
         f"export GIT_INDEX_FILE={INDEX_PATH} && "
+        f"{{ [ -L {INDEX_PATH} ] && rm -f {INDEX_PATH}; true; }} && "  # a link the agent made
         f"{{ [ -f {INDEX_PATH} ] || cp .git/index {INDEX_PATH} 2>/dev/null || true; }} && "
         f"git read-tree --reset {shlex.quote(base_commit)} && git add -A && git write-tree"
     )

@@ -14,39 +14,36 @@ import threading
 from typing import BinaryIO
 
 
-class _Sink:
-    """The head and tail of a stream, `keep` bytes each: a command's output never fills the
-    engine's memory or disk, however much it prints."""
+class CappedOutput:
+    """Bytes of a stream kept whole up to 4 x `limit`, else 2 x `limit` of head and of tail
+    (`limit` None: all of it)."""
 
-    def __init__(self, keep: int | None) -> None:
-        self.keep = keep
+    def __init__(self, limit: int | None) -> None:
+        self.keep = None if limit is None else 2 * limit
         self.head = bytearray()
         self.tail = bytearray()
-        self.cut = 0
+        self.size = 0
 
-    def feed(self, chunk: bytes) -> None:
-        if self.keep is None:
+    def add(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        if self.keep is None or len(self.head) < 2 * self.keep:
             self.head += chunk
             return
-        room = self.keep - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        if chunk:
-            self.tail += chunk
-            if len(self.tail) > self.keep:
-                drop = len(self.tail) - self.keep
-                self.cut += drop
-                del self.tail[:drop]
+        self.tail += chunk
+        if len(self.tail) > 2 * self.keep:
+            del self.tail[:-self.keep]
 
-    def value(self) -> bytes:
-        middle = f"\n[... {self.cut} bytes cut ...]\n".encode() if self.cut else b""
-        return bytes(self.head) + middle + bytes(self.tail)
+    def value(self) -> tuple[bytes, bool]:
+        """The bytes kept, and whether some were cut."""
+        if self.keep is None or self.size <= 2 * self.keep:
+            return bytes(self.head), False
+        tail = (self.head[self.keep:] + self.tail)[-self.keep:]
+        return bytes(self.head[:self.keep]) + b"\n[...]\n" + bytes(tail), True
 
 
-def _drain(stream: BinaryIO, sink: _Sink) -> None:
+def _drain(stream: BinaryIO, sink: CappedOutput) -> None:
     for chunk in iter(lambda: stream.read1(1 << 16), b""):
-        sink.feed(chunk)
+        sink.add(chunk)
 
 
 def _feed(stream: BinaryIO, data: bytes) -> None:
@@ -62,9 +59,9 @@ def collect(process: subprocess.Popen[bytes], timeout: float, stdin: bytes | Non
             limit: int | None) -> tuple[int, bytes, bytes, bool]:
     """Wait for a contained command: its exit code (128 + N when a signal killed it, as a
     shell reports it), stdout, stderr and whether it timed out (its process group is killed,
-    and with bwrap its whole PID namespace). Output beyond 2 x `limit` bytes keeps its head and
-    tail only; `limit` None keeps all of it (the engine's own file reads)."""
-    sinks = [_Sink(None if limit is None else 2 * limit), _Sink(None)]
+    and with bwrap its whole PID namespace). Output beyond 4 x `limit` bytes keeps 2 x `limit`
+    of its head and of its tail; `limit` None keeps all of it (the engine's own file reads)."""
+    sinks = [CappedOutput(limit), CappedOutput(None)]
     threads = [threading.Thread(target=_drain, args=(stream, sink), daemon=True)
                for stream, sink in zip((process.stdout, process.stderr), sinks, strict=True)
                if stream is not None]
@@ -83,4 +80,4 @@ def collect(process: subprocess.Popen[bytes], timeout: float, stdin: bytes | Non
         thread.join()
     if code < 0:
         code = 128 - code
-    return code, sinks[0].value(), sinks[1].value(), timed_out
+    return code, sinks[0].value()[0], sinks[1].value()[0], timed_out
