@@ -11,8 +11,10 @@ its own limits). A group is made when a slot is leased and removed when it is gi
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,9 +56,12 @@ class ControlGroup:
                 log.warning("cannot remove control group %s: %s", folder, error)
 
 
-def make_group(name: str, limits: Limits) -> ControlGroup:
-    """A new control group `name` with `limits`. Raises EnvironmentFault where the host has
-    neither cgroup v2 nor the v1 memory and pids hierarchies, or refuses to make a group."""
+def make_group(limits: Limits) -> ControlGroup:
+    """A new control group with `limits`, named for this process (`replay-PID-TOKEN`: two
+    engines never share one; the groups of engines that are gone are removed). Raises
+    EnvironmentFault where the host has neither cgroup v2 nor the v1 memory and pids
+    hierarchies, or refuses to make a group."""
+    name = f"replay-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     try:
         if _v2_controllers() >= {"memory", "pids"}:
             folder = _fresh(ROOT / _own("") / name) if _own("") != "/" else _fresh(ROOT / name)
@@ -92,9 +97,13 @@ def _own(controller: str) -> str:
 
 
 def _fresh(folder: Path) -> Path:
-    """`folder` as a new empty group (one left by a dead engine is removed first)."""
-    if folder.exists():
-        folder.rmdir()  # fails (EBUSY) only while a process is still in it
+    """`folder` as a new group, after removing the groups that engines now gone left beside it."""
+    if folder.parent.is_dir():
+        for left in folder.parent.glob("replay-*-*"):
+            pid = left.name.split("-")[1]
+            if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+                with contextlib.suppress(OSError):  # a process still runs in it
+                    left.rmdir()
     os.makedirs(folder)
     return folder
 

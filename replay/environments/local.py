@@ -199,7 +199,7 @@ class LocalEnvironment:
         """Back to the validated build: a new empty cell layer (see layers.py)."""
         self.layer.fresh()
         if self.group is None:
-            self.group = _control_group(f"replay-{self.root.name}", self.limits)
+            self.group = _control_group(self.limits)
 
     def snapshot(self) -> snapshots.Snapshot:
         return snapshots.capture(self, self.base_commit)
@@ -232,9 +232,9 @@ def _warn_unlimited(why: str) -> None:
     log.warning("the local backend's commands run without memory and process limits: %s", why)
 
 
-def _control_group(name: str, limits: Limits) -> ControlGroup | None:
+def _control_group(limits: Limits) -> ControlGroup | None:
     try:
-        return make_group(name, limits)
+        return make_group(limits)
     except EnvironmentFault as fault:
         _warn_unlimited(str(fault))
         return None
