@@ -257,6 +257,25 @@ def _lock_file(root: Path) -> Path:
     return root.with_name(root.name + ".lease")
 
 
+def release_stale_layers(root: Path | None = None) -> int:
+    """Unmount the cell layers that engines now gone left mounted (a SIGKILL skips their
+    cleanup; a tmpfs holds its memory until unmounted): those of every slot no live process
+    leases. Returns how many were unmounted."""
+    released = 0
+    for layer in sorted((root or home() / "envs").glob("*/cell")):
+        if not os.path.ismount(layer):
+            continue
+        lease = try_lease(_lock_file(layer.parent), 0)
+        if lease is None:  # a live engine holds the slot
+            continue
+        try:
+            CellLayer(layer, 0).close()
+            released += 1
+        finally:
+            lease.release()
+    return released
+
+
 class LocalBackend:
     """Builds local environments once per instance and recipe, reuses them warm, and leases each
     slot's tree to one holder at a time (see leases.py)."""
