@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from replay.paths import TESTBED, VENV
 
 if TYPE_CHECKING:
     from replay.environments.recipes import Recipe
@@ -12,6 +15,10 @@ if TYPE_CHECKING:
     from replay.instances.records import Instance
 
 DEFAULT_OUTPUT_LIMIT = 100_000
+# How every backend reads and writes a file, inside the environment ($1 is the absolute path): a
+# link resolves there. Writing a folder exits 21.
+READ_SCRIPT = '[ -f "$1" ] && exec cat -- "$1"'
+WRITE_SCRIPT = '[ -d "$1" ] && exit 21; mkdir -p -- "$(dirname -- "$1")" && exec cat > "$1"'
 
 
 @dataclass(frozen=True)
@@ -83,6 +90,24 @@ class Backend(Protocol):
               slot: int = 0) -> Environment: ...
 
     def close(self) -> None: ...
+
+
+def inside(path: str) -> str | None:
+    """The absolute form of a path in the tree or the venv, or None for any other path."""
+    full = posixpath.normpath(posixpath.join(TESTBED, path))
+    for root in (TESTBED, VENV):
+        if full == root or full.startswith(root + "/"):
+            return full
+    return None
+
+
+def check_written(path: str, code: int | None, errors: bytes) -> None:
+    """Raise what a failed WRITE_SCRIPT of `path` means: IsADirectoryError, PermissionError."""
+    if code == 21:
+        raise IsADirectoryError(path)
+    if code != 0:
+        raise PermissionError(f"cannot write {path}: "
+                              f"{errors.decode('utf-8', 'replace').strip()[-300:]}")
 
 
 def cap_output(text: str, limit: int) -> tuple[str, bool]:

@@ -34,7 +34,6 @@ creates a new one.
 from __future__ import annotations
 
 import logging
-import posixpath
 import subprocess
 import threading
 import time
@@ -43,7 +42,15 @@ from pathlib import Path
 import docker
 
 from replay.environments import snapshots
-from replay.environments.base import DEFAULT_OUTPUT_LIMIT, ExecResult, cap_output
+from replay.environments.base import (
+    DEFAULT_OUTPUT_LIMIT,
+    READ_SCRIPT,
+    WRITE_SCRIPT,
+    ExecResult,
+    cap_output,
+    check_written,
+    inside,
+)
 from replay.environments.docker_engine import (
     connect,
     gone,
@@ -76,8 +83,6 @@ workdir={CELL}/tree/work {TESTBED}
 mount -t overlay replay-layer -o lowerdir={VENV},upperdir={CELL}/venv/upper,\\
 workdir={CELL}/venv/work {VENV}
 """
-READ = '[ -f "$1" ] && exec cat -- "$1"'
-WRITE = '[ -d "$1" ] && exit 21; mkdir -p -- "$(dirname -- "$1")" && exec cat > "$1"'
 KILLED = 137
 STOP_PATIENCE = 2.0
 # $1 = timeout in seconds, $2 = the command. `set -m` gives the command its own process group
@@ -112,15 +117,6 @@ def command_variables(variables: dict[str, str]) -> dict[str, str]:
         "GIT_CONFIG_NOSYSTEM": "1", "HOME": "/tmp", "PIP_NO_INDEX": "1", "UV_OFFLINE": "1",
         **variables,
     }
-
-
-def _inside(path: str) -> str | None:
-    """The absolute form of a path in the tree or the venv, or None for any other path."""
-    full = posixpath.normpath(posixpath.join(TESTBED, path))
-    for root in (TESTBED, VENV):
-        if full == root or full.startswith(root + "/"):
-            return full
-    return None
 
 
 class DockerEnvironment:
@@ -172,11 +168,11 @@ class DockerEnvironment:
     def read_file(self, path: str) -> bytes:
         """Bytes of a file in the tree or venv, read in the container. Raises
         FileNotFoundError otherwise."""
-        full = _inside(path)
+        full = inside(path)
         if full is None or self.closed:
             raise FileNotFoundError(path)
-        done = run(self.client, self.container_id, ["sh", "-c", READ, "replay-read", full], {},
-                   TESTBED, 1 << 30)
+        done = run(self.client, self.container_id,
+                   ["sh", "-c", READ_SCRIPT, "replay-read", full], {}, TESTBED, 1 << 30)
         if done.exit_code != 0:
             raise FileNotFoundError(path)
         return done.output
@@ -184,18 +180,14 @@ class DockerEnvironment:
     def write_file(self, path: str, data: bytes) -> None:
         """Write a file in the tree or venv in the container, creating folders. Raises
         PermissionError elsewhere, IsADirectoryError for a folder."""
-        full = _inside(path)
+        full = inside(path)
         if full is None:
             raise PermissionError(f"{path} is outside the environment ({TESTBED}, {VENV})")
         if self.closed:
             raise EnvironmentFault(f"docker container {self.container_id[:12]} was closed")
         code, errors = run_input(self.client, self.container_id,
-                                 ["sh", "-c", WRITE, "replay-write", full], data, TESTBED)
-        if code == 21:
-            raise IsADirectoryError(path)
-        if code != 0:
-            raise PermissionError(f"cannot write {path}: "
-                                  f"{errors.decode('utf-8', 'replace').strip()[-300:]}")
+                                 ["sh", "-c", WRITE_SCRIPT, "replay-write", full], data, TESTBED)
+        check_written(path, code, errors)
 
     def reset(self) -> None:
         """An empty cell layer under the tree and the venv (see the module docstring)."""

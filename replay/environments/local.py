@@ -18,7 +18,6 @@ import hashlib
 import json
 import logging
 import os
-import posixpath
 import shlex
 import shutil
 import subprocess
@@ -28,7 +27,15 @@ from pathlib import Path
 from typing import Any
 
 from replay.environments import snapshots
-from replay.environments.base import DEFAULT_OUTPUT_LIMIT, ExecResult, cap_output
+from replay.environments.base import (
+    DEFAULT_OUTPUT_LIMIT,
+    READ_SCRIPT,
+    WRITE_SCRIPT,
+    ExecResult,
+    cap_output,
+    check_written,
+    inside,
+)
 from replay.environments.cgroups import ControlGroup, Limits, make_group
 from replay.environments.interpreters import find_python, uv_binary
 from replay.environments.layers import CellLayer
@@ -172,8 +179,7 @@ class LocalEnvironment:
         full = inside(path)
         if full is None:
             raise FileNotFoundError(path)
-        quoted = shlex.quote(full)
-        code, data, _, _ = self._contained(f"[ -f {quoted} ] && exec cat -- {quoted}", 120,
+        code, data, _, _ = self._contained(f"set -- {shlex.quote(full)}; {READ_SCRIPT}", 120,
                                            False, None, b"", 0)
         if code != 0:
             raise FileNotFoundError(path)
@@ -185,15 +191,9 @@ class LocalEnvironment:
         full = inside(path)
         if full is None:
             raise PermissionError(f"{path} is outside the environment ({TESTBED}, {VENV})")
-        quoted = shlex.quote(full)
-        code, _, errors, _ = self._contained(
-            f"[ -d {quoted} ] && exit 21; mkdir -p -- \"$(dirname -- {quoted})\" && "
-            f"cat > {quoted}", 120, False, None, data, 0)
-        if code == 21:
-            raise IsADirectoryError(path)
-        if code != 0:
-            raise PermissionError(f"cannot write {path}: "
-                                  f"{errors.decode('utf-8', 'replace').strip()[-300:]}")
+        code, _, errors, _ = self._contained(f"set -- {shlex.quote(full)}; {WRITE_SCRIPT}", 120,
+                                             False, None, data, 0)
+        check_written(path, code, errors)
 
     def reset(self) -> None:
         """Back to the validated build: a new empty cell layer (see layers.py)."""
@@ -216,15 +216,6 @@ class LocalEnvironment:
             self.group = None
         if self.lease is not None:
             self.lease.release()
-
-
-def inside(path: str) -> str | None:
-    """The absolute form of a path in the tree or the venv, or None for any other path."""
-    full = posixpath.normpath(posixpath.join(TESTBED, path))
-    for root in (TESTBED, VENV):
-        if full == root or full.startswith(root + "/"):
-            return full
-    return None
 
 
 @functools.cache
