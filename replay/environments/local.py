@@ -94,8 +94,10 @@ class LocalEnvironment:
         self.limits = limits or Limits()
         self.layer = CellLayer(root / "cell", self.limits.disk)
         # the layer is unmounted however the engine ends, short of SIGKILL (then the next
-        # lessee of the slot unmounts it)
-        weakref.finalize(self, self.layer.close)
+        # lessee of the slot unmounts it); only by the process that made it (a forked child
+        # shares the host's mounts, not the lease)
+        self._pid = os.getpid()
+        weakref.finalize(self, _close_layer, self.layer, self._pid)
         self.group: ControlGroup | None = None
         self.building = False  # install steps write the build itself
 
@@ -210,12 +212,18 @@ class LocalEnvironment:
     def close(self) -> None:
         """Discard the cell layer, remove the control group and give the slot's lease back;
         the build stays on disk for the next lessee."""
-        self.layer.close()
-        if self.group is not None:
-            self.group.remove()
-            self.group = None
+        if os.getpid() == self._pid:
+            self.layer.close()
+            if self.group is not None:
+                self.group.remove()
+        self.group = None
         if self.lease is not None:
             self.lease.release()
+
+
+def _close_layer(layer: CellLayer, pid: int) -> None:
+    if os.getpid() == pid:
+        layer.close()
 
 
 @functools.cache
