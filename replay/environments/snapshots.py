@@ -20,10 +20,17 @@ from replay.environments.base import Environment
 from replay.errors import EnvironmentFault, SnapshotMismatch
 
 DIFF_PATH = ".git/replay-snapshot.diff"
-INDEX_PATH = ".git/replay-index"
 TREE_MARK = "replay-tree:"
 DIFF_MARK = "replay-diff:"
 DIFF_LIMIT = 1 << 30  # characters of base64 a captured diff may take on a command's output
+# git's index and new objects go to a scratch folder of the command's own (its private /tmp), the
+# repository's objects are read through an alternate: the fingerprint writes nothing to the
+# tree, so it works on a full cell layer and never follows a link the agent planted in .git/
+SCRATCH = ('replay_scratch=$(mktemp -d "${TMPDIR:-/tmp}/replay-fingerprint.XXXXXX") && '
+           'trap \'rm -rf "$replay_scratch"\' EXIT')
+GIT_SCRATCH = ('GIT_INDEX_FILE="$replay_scratch/index" '
+               'GIT_OBJECT_DIRECTORY="$replay_scratch/objects" '
+               'GIT_ALTERNATE_OBJECT_DIRECTORIES="$PWD/.git/objects"')
 
 
 class Snapshot(BaseModel):
@@ -43,16 +50,17 @@ class Snapshot(BaseModel):
 def fingerprint_script(base_commit: str) -> str:
     """Shell lines that print the tree hash of the working tree (base + every non-ignored file).
 
-    The private index persists between calls: `read-tree --reset` keeps the stat data of the
-    entries that still match the base tree, so `add -A` hashes only the files that changed. A
-    link in its place (the agent's) is removed, never followed.
+    The index starts as a copy of the repository's: `read-tree --reset` keeps the stat data of
+    the entries that still match the base tree, so `add -A` hashes only the files that changed
+    (into the scratch folder, see GIT_SCRATCH).
     """
-    return (
-        f"export GIT_INDEX_FILE={INDEX_PATH} && "
-        f"{{ [ -L {INDEX_PATH} ] && rm -f {INDEX_PATH}; true; }} && "  # a link the agent made
-        f"{{ [ -f {INDEX_PATH} ] || cp .git/index {INDEX_PATH} 2>/dev/null || true; }} && "
-        f"git read-tree --reset {shlex.quote(base_commit)} && git add -A && git write-tree"
-    )
+    return f"{SCRATCH} && {_tree_hash(base_commit)}"
+
+
+def _tree_hash(base_commit: str) -> str:
+    return (f'mkdir "$replay_scratch/objects" && export {GIT_SCRATCH} && '
+            f'{{ cp .git/index "$replay_scratch/index" 2>/dev/null || true; }} && '
+            f"git read-tree --reset {shlex.quote(base_commit)} && git add -A && git write-tree")
 
 
 def _run(env: Environment, script: str, what: str, output_limit: int = 100_000) -> str:
@@ -71,8 +79,8 @@ def capture(env: Environment, base_commit: str) -> Snapshot:
     """Record the working tree as base commit + binary diff + fingerprint."""
     output = _run(
         env,
-        f"tree=$({fingerprint_script(base_commit)}) && echo && echo {TREE_MARK}$tree && "
-        f"echo {DIFF_MARK}$(GIT_INDEX_FILE={INDEX_PATH} git diff --cached --binary --full-index "
+        f"{SCRATCH} && tree=$({_tree_hash(base_commit)}) && echo && echo {TREE_MARK}$tree && "
+        f"echo {DIFF_MARK}$({GIT_SCRATCH} git diff --cached --binary --full-index "
         f"{shlex.quote(base_commit)} | base64 -w0)",
         "snapshot capture", output_limit=DIFF_LIMIT)
     lines = output.splitlines()
