@@ -41,7 +41,7 @@ from replay.environments.local import LocalBackend
 env = LocalBackend().start(instance, load_recipe(instance))
 env.write_file("/testbed/" + sys.argv[2], b"half edited\\n")
 env.write_file("/testbed/stray.py", b"x = 1\\n")
-(env.tree / ".git" / "index.lock").write_bytes(b"")  # what git leaves when killed mid-write
+env.exec("touch .git/index.lock")  # what git leaves when killed mid-write
 print(env.root, flush=True)
 time.sleep(600)
 """
@@ -111,19 +111,21 @@ def test_two_runs_at_once_on_one_instance_do_not_grade_each_others_tree(tmp_path
 
 
 def test_a_tree_left_dirty_by_a_killed_process_is_restored_for_the_next() -> None:
-    """A process SIGKILLed mid-cell leaves edits, a stray file and git's index.lock in its slot;
-    the next process to lease that slot gets the base commit, and git works in it."""
+    """A process SIGKILLed mid-cell leaves edits, a stray file and git's index.lock in its
+    slot's cell layer; the next process to lease that slot gets the build as it was (a new
+    empty layer), and git works in it."""
     edited = patch_files(TALLY.patch).all[0]
     root = Path(_held_by_a_killed_process(DIRTY, TALLY.instance_id, edited))
-    assert (root / "tree" / ".git" / "index.lock").exists()
-    assert (root / "tree" / edited).read_bytes() == b"half edited\n"
+    upper = root / "cell" / "tree" / "upper"  # the killed process's layer, still mounted
+    assert (upper / ".git" / "index.lock").exists()
+    assert (upper / edited).read_bytes() == b"half edited\n"
     backend = LocalBackend()
     try:
         env = backend.start(TALLY, load_recipe(TALLY))
         assert env.root == root
-        status = env.exec("git status --porcelain --ignored=no && git rev-parse HEAD")
+        status = env.exec("git status --porcelain --ignored=no && git rev-parse HEAD && "
+                          "test ! -e .git/index.lock")
         assert status.ok and status.output.split() == [TALLY.base_commit], status.output
-        assert not (root / "tree" / ".git" / "index.lock").exists()
         assert (TALLY.repo_files / edited).read_bytes() == env.read_file(edited)
     finally:
         backend.close()

@@ -1,4 +1,4 @@
-"""`replay clean`: remove the Docker containers a crashed run left behind."""
+"""`replay clean`: remove what crashed runs left behind (local cell layers, Docker containers)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,12 @@ from replay.commands.options import console
 
 
 def clean_command(everything: bool, images: bool, console: Console) -> int:
-    """Remove replay's containers whose process is gone (all of them with `everything`)."""
+    """Unmount the local cell layers of slots nobody holds, then remove replay's containers whose
+    process is gone (all of them with `everything`)."""
+    from replay.environments.local import release_stale_layers
+
+    console.print(f"unmounted {release_stale_layers()} local cell layer(s) of engines now gone",
+                  highlight=False)
     from replay.environments.docker_engine import (
         OWNER,
         connect,
@@ -44,5 +49,6 @@ def register(app: typer.Typer) -> None:
         images: Annotated[bool, typer.Option(
             help="Also remove the images replay built (not the base image).")] = False,
     ) -> None:
-        """Remove the Docker containers (labelled replay=1) that crashed runs left behind."""
+        """Remove what crashed runs left behind: local cell layers still mounted, and the Docker
+        containers (labelled replay=1)."""
         raise typer.Exit(clean_command(all_, images, console))

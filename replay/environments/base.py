@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from replay.paths import TESTBED, VENV
 
 if TYPE_CHECKING:
     from replay.environments.recipes import Recipe
@@ -12,6 +15,10 @@ if TYPE_CHECKING:
     from replay.instances.records import Instance
 
 DEFAULT_OUTPUT_LIMIT = 100_000
+# How every backend reads and writes a file, inside the environment ($1 is the absolute path): a
+# link resolves there. Writing a folder exits 21.
+READ_SCRIPT = '[ -f "$1" ] && exec cat -- "$1"'
+WRITE_SCRIPT = '[ -d "$1" ] && exit 21; mkdir -p -- "$(dirname -- "$1")" && exec cat > "$1"'
 
 
 @dataclass(frozen=True)
@@ -36,7 +43,9 @@ class Environment(Protocol):
     `exec` runs a bash command in `workdir` with no network unless `network` is set (only the
     environment's own install steps set it). Output is stdout and stderr merged, capped to
     `output_limit` characters keeping head and tail. On timeout the whole process group is
-    killed. Raises `EnvironmentFault` when the environment itself is broken.
+    killed, and nothing a command started outlives it. Raises `EnvironmentFault` when the
+    environment itself is broken. `read_file` and `write_file` act inside the environment: a
+    link the agent made is resolved there, never on the engine's machine.
     """
 
     workdir: str
@@ -49,9 +58,17 @@ class Environment(Protocol):
 
     def write_file(self, path: str, data: bytes) -> None: ...
 
+    def reset(self) -> None:
+        """Back to the validated state, all of it: the tree with `.git/` and ignored files, the
+        venv and every other place a command may write (an empty cell layer on `local`, a new
+        container on `docker`). No process of an earlier command survives it."""
+        ...
+
     def snapshot(self) -> Snapshot: ...
 
-    def restore(self, snapshot: Snapshot) -> None: ...
+    def restore(self, snapshot: Snapshot) -> None:
+        """`reset`, then the snapshot's diff applied and its fingerprint checked."""
+        ...
 
     def close(self) -> None: ...
 
@@ -73,6 +90,24 @@ class Backend(Protocol):
               slot: int = 0) -> Environment: ...
 
     def close(self) -> None: ...
+
+
+def inside(path: str) -> str | None:
+    """The absolute form of a path in the tree or the venv, or None for any other path."""
+    full = posixpath.normpath(posixpath.join(TESTBED, path))
+    for root in (TESTBED, VENV):
+        if full == root or full.startswith(root + "/"):
+            return full
+    return None
+
+
+def check_written(path: str, code: int | None, errors: bytes) -> None:
+    """Raise what a failed WRITE_SCRIPT of `path` means: IsADirectoryError, PermissionError."""
+    if code == 21:
+        raise IsADirectoryError(path)
+    if code != 0:
+        raise PermissionError(f"cannot write {path}: "
+                              f"{errors.decode('utf-8', 'replace').strip()[-300:]}")
 
 
 def cap_output(text: str, limit: int) -> tuple[str, bool]:

@@ -1,17 +1,28 @@
 """The `docker` backend: an instance's tree and venv in a container, at the same paths as `local`.
 
-The repository is at /testbed and the venv at /opt/replay-venv (anonymous volumes, filled from
-the instance's image; see docker_images.py), so histories and scripts mean the same thing on
-either backend. A container runs with no network, no capability and no-new-privileges, CPU,
-memory and process limits, and a read-only root; each command gets an empty /tmp, runs in
-/testbed, and is killed with its whole process group on timeout, as on `local`. Unroutable
-addresses of the recipe are routed into a black hole on loopback once per container, by the
-engine from the host with `nsenter` (the container itself never holds CAP_NET_ADMIN).
+The repository is at /testbed and the venv at /opt/replay-venv, as the instance's image holds
+them (see docker_images.py), so histories and scripts mean the same thing on either backend. A
+container runs with no network, no capability and no-new-privileges, CPU, memory and process
+limits, and a read-only root; each command gets an empty /tmp, runs in /testbed, and is killed
+with its whole process group on timeout, as on `local`. Unroutable addresses of the recipe are
+routed into a black hole on loopback once per container, by the engine from the host with
+`nsenter` (the container itself never holds CAP_NET_ADMIN).
 
-One container per instance and slot is kept warm and reused across cells (cells restore their
-snapshot). A container belongs to the process that created it: `start` creates it with that
-process as its `replay.owner`, only that backend ever hands it out (it never adopts a container
-it finds), and its /testbed and venv are anonymous volumes of its own, so two processes never
+The tree and the venv are overlays over the image's own, mounted by the engine from the host
+(`nsenter` into the container's mount namespace), whose writable layer is a tmpfs of bounded size
+(CELL): what a cell writes there, in `.git/`, in ignored files or in the venv, is discarded with
+the layer. The engine reads and writes files with commands in the container (a link resolves
+there, never on the host).
+
+One container per instance and slot is kept warm and reused across cells; `reset` (each
+restore: before a continuation and before its tests) replaces the layer by an empty one, so the
+tree with `.git/` and ignored files and the venv are exactly the image's again. Nothing outlives
+its command: when a command returns, every process it left (a `setsid nohup` daemon
+included) is killed, all but the container's init and its `sleep`.
+
+A container belongs to the process that created it: `start` creates it with that process as
+its `replay.owner`, only that backend ever hands it out (it never adopts a container
+it finds), and its cell layer is its own, so two processes never
 share a container or a tree and need no lease (local slots do: leases.py).
 
 Containers are removed by `close()` (on normal exit and on Ctrl-C, by the command line); those of
@@ -22,24 +33,24 @@ creates a new one.
 
 from __future__ import annotations
 
-import io
 import logging
-import posixpath
-import shlex
 import subprocess
-import tarfile
 import threading
 import time
-import uuid
 from pathlib import Path
 
 import docker
-import docker.errors
-import requests.exceptions
-from docker.types import Mount
 
 from replay.environments import snapshots
-from replay.environments.base import DEFAULT_OUTPUT_LIMIT, ExecResult, cap_output
+from replay.environments.base import (
+    DEFAULT_OUTPUT_LIMIT,
+    READ_SCRIPT,
+    WRITE_SCRIPT,
+    ExecResult,
+    cap_output,
+    check_written,
+    inside,
+)
 from replay.environments.docker_engine import (
     connect,
     gone,
@@ -47,6 +58,7 @@ from replay.environments.docker_engine import (
     remove_containers,
     remove_orphans,
     run,
+    run_input,
 )
 from replay.environments.docker_images import ImageBuilder
 from replay.environments.recipes import Recipe, recipe_variables
@@ -57,10 +69,22 @@ from replay.paths import BASE_PATH, TESTBED, VENV
 log = logging.getLogger(__name__)
 
 DEFAULT_BASE_IMAGE = "replay-base:bookworm"
+CELL = "/run/replay-cell"  # the tmpfs that holds the overlays' writable layers
+# Run from the host in the container's mount and PID namespaces: a new empty layer, the overlays
+# of the tree and the venv over the image's own. $1 is the layer's size in bytes.
+LAYER_SCRIPT = f"""set -e
+umount -l {TESTBED} 2>/dev/null || true
+umount -l {VENV} 2>/dev/null || true
+umount -l {CELL}
+mount -t tmpfs -o size=$1,mode=0700 replay-cell {CELL}
+for part in tree venv; do mkdir -p {CELL}/$part/upper {CELL}/$part/work; done
+mount -t overlay replay-layer -o lowerdir={TESTBED},upperdir={CELL}/tree/upper,\\
+workdir={CELL}/tree/work {TESTBED}
+mount -t overlay replay-layer -o lowerdir={VENV},upperdir={CELL}/venv/upper,\\
+workdir={CELL}/venv/work {VENV}
+"""
 KILLED = 137
 STOP_PATIENCE = 2.0
-SYMLINK = 1 << 27
-DIRECTORY = 1 << 31
 # $1 = timeout in seconds, $2 = the command. `set -m` gives the command its own process group
 # (without ignoring SIGINT, as a plain `&` would), killed whole on timeout and when it returns.
 EXEC_SCRIPT = """\
@@ -71,6 +95,16 @@ pid=$!
 wait "$pid"
 code=$?
 kill -KILL -- "-$pid" 2>/dev/null
+# $3: the container's own processes (init and its sleep); every other one is what the command
+# left behind (a daemon that escaped its process group with setsid): kill it, until none is left
+for round in 1 2 3 4; do
+    left=0
+    for p in /proc/[0-9]*; do
+        p=${p#/proc/}
+        case " $3 $$ " in *" $p "*) ;; *) kill -KILL "$p" 2>/dev/null && left=1 ;; esac
+    done
+    [ "$left" = 0 ] && break
+done
 exit "$code"
 """
 
@@ -85,26 +119,20 @@ def command_variables(variables: dict[str, str]) -> dict[str, str]:
     }
 
 
-def _inside(path: str) -> str | None:
-    """The absolute form of a path in the tree or the venv, or None for any other path."""
-    full = posixpath.normpath(posixpath.join(TESTBED, path))
-    for root in (TESTBED, VENV):
-        if full == root or full.startswith(root + "/"):
-            return full
-    return None
-
-
 class DockerEnvironment:
     """One instance's warm container (see the module docstring)."""
 
     workdir = TESTBED
 
-    def __init__(self, client: docker.DockerClient, container_id: str, image: str,
-                 base_commit: str) -> None:
+    def __init__(self, client: docker.DockerClient, container_id: str, keep: str, pid: int,
+                 image: str, base_commit: str, disk: int) -> None:
         self.client = client
         self.container_id = container_id
+        self.keep = keep  # the container's own processes (init, sleep), never killed
+        self.pid = pid  # its init's PID on the host, to enter its namespaces from
         self.image = image
         self.base_commit = base_commit
+        self.disk = disk
         self.closed = False
 
     def exec(self, command: str, timeout: float = 120.0, network: bool = False,
@@ -122,7 +150,8 @@ class DockerEnvironment:
             raise EnvironmentFault(f"docker container {self.container_id[:12]} was closed")
         start = time.monotonic()
         done = run(self.client, self.container_id,
-                   ["bash", "-c", EXEC_SCRIPT, "replay-exec", f"{timeout:.3f}", command],
+                   ["bash", "-c", EXEC_SCRIPT, "replay-exec", f"{timeout:.3f}", command,
+                    self.keep],
                    env or {}, TESTBED, output_limit)
         duration = time.monotonic() - start
         code = KILLED if done.exit_code is None else done.exit_code
@@ -137,57 +166,41 @@ class DockerEnvironment:
                           timed_out=timed_out, truncated=cut or done.truncated)
 
     def read_file(self, path: str) -> bytes:
-        """Bytes of a file in the tree or venv. Raises FileNotFoundError otherwise."""
-        full = _inside(path)
-        for _ in range(8):
-            if full is None:
-                break
-            try:
-                stream, stat = self.client.api.get_archive(self.container_id, full)
-            except (docker.errors.DockerException, requests.exceptions.RequestException):
-                self._check_alive()
-                break
-            if stat["mode"] & SYMLINK:
-                full = posixpath.normpath(posixpath.join(posixpath.dirname(full),
-                                                         stat["linkTarget"]))
-                continue
-            if stat["mode"] & DIRECTORY:
-                break
-            with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as archive:
-                member = archive.extractfile(archive.next())  # type: ignore[arg-type]
-                if member is None:
-                    break
-                return member.read()
-        raise FileNotFoundError(path)
+        """Bytes of a file in the tree or venv, read in the container. Raises
+        FileNotFoundError otherwise."""
+        full = inside(path)
+        if full is None or self.closed:
+            raise FileNotFoundError(path)
+        done = run(self.client, self.container_id,
+                   ["sh", "-c", READ_SCRIPT, "replay-read", full], {}, TESTBED, 1 << 30)
+        if done.exit_code != 0:
+            raise FileNotFoundError(path)
+        return done.output
 
     def write_file(self, path: str, data: bytes) -> None:
-        """Write a file in the tree or venv, creating folders. Raises PermissionError elsewhere.
-
-        The bytes are staged under /testbed/.git and copied with `cat`, so an existing file
-        keeps its mode, as on the local backend.
-        """
-        full = _inside(path)
+        """Write a file in the tree or venv in the container, creating folders. Raises
+        PermissionError elsewhere, IsADirectoryError for a folder."""
+        full = inside(path)
         if full is None:
             raise PermissionError(f"{path} is outside the environment ({TESTBED}, {VENV})")
-        staged = f"{TESTBED}/.git/replay-incoming-{uuid.uuid4().hex}"
-        buffer = io.BytesIO()
-        with tarfile.open(fileobj=buffer, mode="w") as archive:
-            info = tarfile.TarInfo(posixpath.basename(staged))
-            info.size, info.mode, info.mtime = len(data), 0o600, int(time.time())
-            archive.addfile(info, io.BytesIO(data))
-        try:
-            self.client.api.put_archive(self.container_id, posixpath.dirname(staged),
-                                        buffer.getvalue())
-        except (docker.errors.DockerException, requests.exceptions.RequestException) as exc:
+        if self.closed:
+            raise EnvironmentFault(f"docker container {self.container_id[:12]} was closed")
+        code, errors = run_input(self.client, self.container_id,
+                                 ["sh", "-c", WRITE_SCRIPT, "replay-write", full], data, TESTBED)
+        check_written(path, code, errors)
+
+    def reset(self) -> None:
+        """An empty cell layer under the tree and the venv (see the module docstring)."""
+        if self.closed:
+            raise EnvironmentFault(f"docker container {self.container_id[:12]} was closed")
+        self.exec("true")  # its epilogue kills whatever an earlier command left
+        done = subprocess.run(["nsenter", "-t", str(self.pid), "-m", "-p", "-r", "-w", "--",
+                               "sh", "-c", LAYER_SCRIPT, "replay-layer", str(self.disk)],
+                              capture_output=True, text=True, timeout=60)
+        if done.returncode != 0:
             self._check_alive()
-            raise EnvironmentFault(f"cannot stage a file in {TESTBED}/.git: {exc}") from None
-        target, staged = shlex.quote(full), shlex.quote(staged)
-        result = self.exec(f"mkdir -p \"$(dirname {target})\" && cat {staged} > {target}; "
-                           f"code=$?; rm -f {staged}; exit $code", timeout=120)
-        if not result.ok:
-            if "Is a directory" in result.output:
-                raise IsADirectoryError(path)
-            raise PermissionError(f"cannot write {path}: {result.output.strip()[-300:]}")
+            raise EnvironmentFault(f"docker container {self.container_id[:12]}: cannot make a "
+                                   f"new cell layer: {(done.stderr or done.stdout).strip()}")
 
     def snapshot(self) -> snapshots.Snapshot:
         return snapshots.capture(self, self.base_commit)
@@ -227,7 +240,8 @@ class DockerBackend:
     name = "docker"
 
     def __init__(self, mirrors: Path | None = None, base_image: str = DEFAULT_BASE_IMAGE,
-                 cpus: float = 2.0, memory: str = "4g", pids: int = 4096) -> None:
+                 cpus: float = 2.0, memory: str = "4g", pids: int = 4096,
+                 disk: int = 8 << 30) -> None:
         self.client = connect()
         orphans = remove_orphans(self.client)
         if orphans:
@@ -235,6 +249,7 @@ class DockerBackend:
         self.mirrors = mirrors
         self.images = ImageBuilder(self.client, base_image, mirrors)
         self.images.base_key()
+        self.disk = disk  # the size of a cell's layer (what it may write to the tree and venv)
         self.limits = {"nano_cpus": int(cpus * 1e9), "mem_limit": memory,
                        "memswap_limit": memory, "pids_limit": pids}
         self._warm: dict[tuple[str, str, int], DockerEnvironment] = {}
@@ -272,31 +287,40 @@ class DockerBackend:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _route_to_loopback(self, env: DockerEnvironment, addresses: list[str]) -> None:
-        """Route `addresses` into a black hole on the container's loopback, from the host (the
-        container holds no capability to do it): `nsenter` into its network namespace."""
-        pid = self.client.api.inspect_container(env.container_id)["State"]["Pid"]
+    def _route_to_loopback(self, pid: int, addresses: list[str]) -> None:
+        """Route `addresses` into a black hole on the loopback of the container whose init is
+        `pid` on the host (the container holds no capability to do it): `nsenter` into its
+        network namespace."""
         for address in addresses:
             done = subprocess.run(["nsenter", "-t", str(pid), "-n", "ip", "route", "add",
                                    f"{address}/32", "dev", "lo"], capture_output=True, text=True)
             if done.returncode != 0:
-                env.close()
                 raise EnvironmentFault(f"cannot route {address} into a black hole: "
                                        f"{(done.stderr or done.stdout).strip()}")
 
     def _create(self, instance: Instance, recipe: Recipe, image: str,
                 variables: dict[str, str], slot: int) -> DockerEnvironment:
+        """A new container of the instance's image, routed and with an empty cell layer."""
         container = self.client.containers.run(
             image, ["sleep", "infinity"], detach=True, init=True, network_mode="none",
-            read_only=True, tmpfs={"/tmp": "size=2g,mode=1777"}, working_dir=TESTBED,
-            mounts=[Mount(TESTBED, None), Mount(VENV, None)],
+            read_only=True, working_dir=TESTBED,
+            tmpfs={"/tmp": "size=2g,mode=1777", CELL: f"size={self.disk},mode=0700,exec"},
             environment=command_variables(variables),
             cap_drop=["ALL"], security_opt=["no-new-privileges"],
             labels=labels("cell", **{"replay.instance": instance.instance_id,
                                      "replay.slot": str(slot)}),
             **self.limits)
-        env = DockerEnvironment(self.client, container.id, image, instance.base_commit)
-        if recipe.unroutable:
-            self._route_to_loopback(env, recipe.unroutable)
+        try:
+            pid = self.client.api.inspect_container(container.id)["State"]["Pid"]
+            if recipe.unroutable:
+                self._route_to_loopback(pid, recipe.unroutable)
+            own = run(self.client, container.id, ["cat", "/proc/1/task/1/children"], {}, "/",
+                      1000)
+            env = DockerEnvironment(self.client, container.id,
+                                    " ".join(["1", *own.output.decode().split()]), pid, image,
+                                    instance.base_commit, self.disk)
+            env.reset()
+        except BaseException:
+            remove_containers(self.client, [container.id])
+            raise
         return env
-

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +17,9 @@ from typing import Any
 import docker
 import docker.errors
 import requests.exceptions
+from docker.utils.socket import frames_iter
 
+from replay.environments.spool import CappedOutput
 from replay.errors import EnvironmentFault, InputError
 
 LABEL = "replay"
@@ -105,31 +108,6 @@ class Run:
     truncated: bool
 
 
-class CappedOutput:
-    """Bytes of a stream kept whole up to 4 x `limit`, else 2 x `limit` of head and of tail."""
-
-    def __init__(self, limit: int) -> None:
-        self.keep = 2 * limit
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.size = 0
-
-    def add(self, chunk: bytes) -> None:
-        self.size += len(chunk)
-        if len(self.head) < 2 * self.keep:
-            self.head += chunk
-            return
-        self.tail += chunk
-        if len(self.tail) > 2 * self.keep:
-            del self.tail[:-self.keep]
-
-    def value(self) -> tuple[bytes, bool]:
-        if self.size <= 2 * self.keep:
-            return bytes(self.head), False
-        tail = (self.head[self.keep:] + self.tail)[-self.keep:]
-        return bytes(self.head[:self.keep]) + b"\n[...]\n" + bytes(tail), True
-
-
 def gone(client: docker.DockerClient, container_id: str) -> str | None:
     """Why the container cannot run commands (removed, stopped), or None when it runs."""
     try:
@@ -164,3 +142,35 @@ def run(client: docker.DockerClient, container_id: str, argv: list[str],
         raise EnvironmentFault(f"docker container {container_id[:12]}: {why}") from None
     output, truncated = sink.value()
     return Run(code, output, truncated)
+
+
+def run_input(client: docker.DockerClient, container_id: str, argv: list[str], data: bytes,
+              workdir: str, timeout: float = 120.0) -> tuple[int | None, bytes]:
+    """Run `argv` in the container with `data` on its standard input; its exit code and stderr.
+
+    Raises `EnvironmentFault` when the container is gone or the engine fails.
+    """
+    api = client.api
+    try:
+        exec_id = api.exec_create(container_id, argv, stdin=True, workdir=workdir)["Id"]
+        stream = api.exec_start(exec_id, socket=True)
+        raw = stream._sock  # the upgraded connection: write stdin, then read the frames
+        raw.settimeout(timeout)
+        sender = threading.Thread(target=_send, args=(raw, data), daemon=True)
+        sender.start()
+        errors = b"".join(chunk for kind, chunk in frames_iter(stream, tty=False) if kind == 2)
+        sender.join(timeout)
+        code = api.exec_inspect(exec_id)["ExitCode"]
+    except (docker.errors.DockerException, requests.exceptions.RequestException,
+            OSError) as exc:
+        why = gone(client, container_id) or f"the engine failed: {exc}"
+        raise EnvironmentFault(f"docker container {container_id[:12]}: {why}") from None
+    return code, errors
+
+
+def _send(raw: socket.socket, data: bytes) -> None:
+    try:
+        raw.sendall(data)
+        raw.shutdown(socket.SHUT_WR)
+    except OSError:  # the command stopped reading (and its exit code says why)
+        pass

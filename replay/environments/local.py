@@ -13,26 +13,37 @@ leased to one backend at a time, in this process or another (see leases.py).
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import logging
 import os
-import posixpath
 import shlex
 import shutil
-import signal
 import subprocess
-import tempfile
 import time
+import weakref
 from pathlib import Path
+from typing import Any
 
 from replay.environments import snapshots
-from replay.environments.base import DEFAULT_OUTPUT_LIMIT, ExecResult, cap_output
+from replay.environments.base import (
+    DEFAULT_OUTPUT_LIMIT,
+    READ_SCRIPT,
+    WRITE_SCRIPT,
+    ExecResult,
+    cap_output,
+    check_written,
+    inside,
+)
+from replay.environments.cgroups import ControlGroup, Limits, make_group
 from replay.environments.interpreters import find_python, uv_binary
-from replay.environments.leases import Lease, lease_first_free, try_lease
+from replay.environments.layers import CellLayer
+from replay.environments.leases import MAX_SLOTS, Lease, lease_first_free, try_lease
 from replay.environments.recipes import Recipe, recipe_variables
 from replay.environments.repos import prepare_repo
-from replay.environments.sandbox import check_sandbox, contained_argv, interpreter_prefix
+from replay.environments.sandbox import check_sandbox, contained_argv
+from replay.environments.spool import collect
 from replay.errors import EnvironmentFault, InputError
 from replay.instances.records import Instance
 from replay.paths import BASE_PATH, TESTBED, VENV, home, network_variables
@@ -70,67 +81,86 @@ class LocalEnvironment:
 
     workdir = TESTBED
 
-    def __init__(self, root: Path, base_commit: str, variables: dict[str, str],
-                 unroutable: list[str], lease: Lease | None = None) -> None:
+    def __init__(self, root: Path, build: Path, base_commit: str, variables: dict[str, str],
+                 unroutable: list[str], interpreters: list[str], lease: Lease | None = None,
+                 limits: Limits | None = None) -> None:
         self.root = root
-        self.tree = root / "tree"
-        self.venv = root / "venv"
+        self.build = build
         self.base_commit = base_commit
         self.variables = variables
         self.unroutable = unroutable
+        self.interpreters = interpreters  # from the engine's build record, never the venv
         self.lease = lease
-        self.interpreters: list[str] = []
+        self.limits = limits or Limits()
+        self.layer = CellLayer(root / "cell", self.limits.disk)
+        # the layer is unmounted however the engine ends, short of SIGKILL (then the next
+        # lessee of the slot unmounts it); only by the process that made it (a forked child
+        # shares the host's mounts, not the lease)
+        self._pid = os.getpid()
+        weakref.finalize(self, _close_layer, self.layer, self._pid)
+        self.group: ControlGroup | None = None
+        self.building = False  # install steps write the build itself
 
     def exec(self, command: str, timeout: float = 120.0, network: bool = False,
              env: dict[str, str] | None = None,
              output_limit: int = DEFAULT_OUTPUT_LIMIT) -> ExecResult:
         """Run `command` with bash in /testbed (see `Environment.exec`)."""
-        variables = {**self._variables(network), **(env or {})}
-        extra_ro, extra_rw = self._install_paths(variables) if network else ((), ())
-        try:
-            argv = contained_argv(command, self.tree, self.venv, self._interpreters(), network,
-                                  self.unroutable, variables, extra_ro=extra_ro,
-                                  extra_rw=extra_rw)
-        except FileNotFoundError as exc:
-            raise EnvironmentFault(f"local environment {self.root.name}: {exc}") from None
         start = time.monotonic()
-        with tempfile.TemporaryFile() as sink:
-            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sink,
-                                       stderr=subprocess.STDOUT, env={},
-                                       start_new_session=True)
-            timed_out = False
-            try:
-                code = process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                os.killpg(process.pid, signal.SIGKILL)
-                code = process.wait()
-            text = _read_capped(sink, output_limit)
-        if code < 0:  # killed by a signal: report it as a shell (and docker) does, 128 + N
-            code = 128 - code
-        if code == SETUP_FAILED and "replay-namespace-setup-failed" in text:
-            raise EnvironmentFault(f"local environment {self.root.name}: {text.strip()[-300:]}")
+        code, raw, _, timed_out = self._contained(command, timeout, network, env, None,
+                                                  output_limit)
+        text = raw.decode("utf-8", "replace")
         output, truncated = cap_output(text, output_limit)
         return ExecResult(command=command, exit_code=code, output=output,
                           duration=time.monotonic() - start, timed_out=timed_out,
                           truncated=truncated)
 
-    def _interpreters(self) -> list[str]:
-        """The interpreter prefixes the venv's python needs to see (read-only)."""
-        found = interpreter_prefix(self.venv)
-        return [prefix for prefix in (*self.interpreters, found) if prefix]
+    def _contained(self, command: str, timeout: float, network: bool,
+                   env: dict[str, str] | None, stdin: bytes | None,
+                   limit: int) -> tuple[int, bytes, bytes, bool]:
+        """Run `command` contained; its exit code, its output (head and tail kept within about
+        4 x `limit` bytes, stdout and stderr merged unless `stdin` is given, when stdout and
+        stderr are returned whole) and whether it timed out."""
+        variables = {**self._variables(network), **(env or {})}
+        try:
+            argv = contained_argv(command, *self._mounts(network), network,
+                                  self.unroutable, variables, **self._extras(network, variables))
+        except FileNotFoundError as exc:
+            raise EnvironmentFault(f"local environment {self.root.name}: {exc}") from None
+        process = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT if stdin is None else subprocess.PIPE,
+            env={}, start_new_session=True)
+        code, output, errors, timed_out = collect(process, timeout, stdin,
+                                                  None if stdin is not None else limit)
+        if code == SETUP_FAILED and b"replay-namespace-setup-failed" in output + errors:
+            why = (output + errors).decode("utf-8", "replace").strip()[-300:]
+            raise EnvironmentFault(f"local environment {self.root.name}: {why}")
+        return code, output, errors, timed_out
 
-    def _install_paths(self, variables: dict[str, str]) -> tuple[list[str], list[str]]:
-        """What an install step sees of the host beyond the system: uv (read-only), its cache
-        and HOME, and files that network settings name (a CA bundle, read-only)."""
-        uv = uv_binary()
-        settings = set(network_variables())
-        named = [value for name, value in variables.items()
-                 if name in settings and os.path.isfile(value)]
-        writable = [variables["HOME"], variables["UV_CACHE_DIR"]]
-        for path in writable:
-            os.makedirs(path, exist_ok=True)
-        return [uv, *named], writable
+    def _mounts(self, network: bool) -> tuple[Path, Path, list[str]]:
+        if network or self.building:
+            return self.build / "tree", self.build / "venv", self.interpreters
+        return self.layer.merged("tree"), self.layer.merged("venv"), self.interpreters
+
+    def _extras(self, network: bool, variables: dict[str, str]) -> dict[str, object]:
+        """What a command mounts besides the system: for install steps uv (read-only), its
+        cache, HOME and files that network settings name (a CA bundle, read-only); for every
+        other command the overlays over the build and the slot's control group."""
+        if network:
+            uv = uv_binary()
+            settings = set(network_variables())
+            named = [value for name, value in variables.items()
+                     if name in settings and os.path.isfile(value)]
+            writable = [variables["HOME"], variables["UV_CACHE_DIR"]]
+            for path in writable:
+                os.makedirs(path, exist_ok=True)
+            return {"extra_ro": [uv, *named], "extra_rw": writable}
+        if self.building:
+            return {}
+        if not self.layer.mounted:
+            raise EnvironmentFault(f"local environment {self.root.name} was closed")
+        cgroups = self.group.procs if self.group is not None else []
+        return {"overlays": self.layer.overlays(self.build), "cgroups": cgroups}
 
     def _variables(self, network: bool) -> dict[str, str]:
         variables = {
@@ -139,34 +169,39 @@ class LocalEnvironment:
             "GIT_CONFIG_NOSYSTEM": "1",
         }
         if network:
-            variables |= {"HOME": str(self.root / "home"),
+            variables |= {"HOME": str(self.build / "home"),
                           "UV_CACHE_DIR": str(home() / "uv-cache"), **network_variables()}
         else:
             variables |= {"HOME": "/tmp", "PIP_NO_INDEX": "1", "UV_OFFLINE": "1"}
         return {**variables, **self.variables}
 
-    def host_path(self, path: str) -> Path | None:
-        """Where a path inside the environment lives on this machine, if it is ours."""
-        path = posixpath.normpath(posixpath.join(self.workdir, path))
-        for inside, outside in ((TESTBED, self.tree), (VENV, self.venv)):
-            if path == inside or path.startswith(inside + "/"):
-                return outside / posixpath.relpath(path, inside)
-        return None
-
     def read_file(self, path: str) -> bytes:
-        """Bytes of a file in the tree or venv. Raises FileNotFoundError otherwise."""
-        target = self.host_path(path)
-        if target is None or not target.is_file():
+        """Bytes of a file in the tree or venv, read inside the sandbox (a link resolves there,
+        never on the host). Raises FileNotFoundError otherwise."""
+        full = inside(path)
+        if full is None:
             raise FileNotFoundError(path)
-        return target.read_bytes()
+        code, data, _, _ = self._contained(f"set -- {shlex.quote(full)}; {READ_SCRIPT}", 120,
+                                           False, None, b"", 0)
+        if code != 0:
+            raise FileNotFoundError(path)
+        return data
 
     def write_file(self, path: str, data: bytes) -> None:
-        """Write a file in the tree or venv, creating folders. Raises PermissionError elsewhere."""
-        target = self.host_path(path)
-        if target is None:
+        """Write a file in the tree or venv inside the sandbox, creating folders. Raises
+        PermissionError elsewhere, IsADirectoryError for a folder."""
+        full = inside(path)
+        if full is None:
             raise PermissionError(f"{path} is outside the environment ({TESTBED}, {VENV})")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        code, _, errors, _ = self._contained(f"set -- {shlex.quote(full)}; {WRITE_SCRIPT}", 120,
+                                             False, None, data, 0)
+        check_written(path, code, errors)
+
+    def reset(self) -> None:
+        """Back to the validated build: a new empty cell layer (see layers.py)."""
+        self.layer.fresh()
+        if self.group is None:
+            self.group = _control_group(self.limits)
 
     def snapshot(self) -> snapshots.Snapshot:
         return snapshots.capture(self, self.base_commit)
@@ -175,9 +210,33 @@ class LocalEnvironment:
         snapshots.restore(self, snapshot)
 
     def close(self) -> None:
-        """Give the slot's lease back; the tree and venv stay on disk for the next lessee."""
+        """Discard the cell layer, remove the control group and give the slot's lease back;
+        the build stays on disk for the next lessee."""
+        if os.getpid() == self._pid:
+            self.layer.close()
+            if self.group is not None:
+                self.group.remove()
+        self.group = None
         if self.lease is not None:
             self.lease.release()
+
+
+def _close_layer(layer: CellLayer, pid: int) -> None:
+    if os.getpid() == pid:
+        layer.close()
+
+
+@functools.cache
+def _warn_unlimited(why: str) -> None:
+    log.warning("the local backend's commands run without memory and process limits: %s", why)
+
+
+def _control_group(limits: Limits) -> ControlGroup | None:
+    try:
+        return make_group(limits)
+    except EnvironmentFault as fault:
+        _warn_unlimited(str(fault))
+        return None
 
 
 def _build_key(instance: Instance, recipe: Recipe) -> str:
@@ -187,7 +246,8 @@ def _build_key(instance: Instance, recipe: Recipe) -> str:
 
 
 def _slot_root(built: Path, slot: int) -> Path:
-    """Slot 0 is the build itself; slot k > 0 is a copy beside it."""
+    """Slot 0 is the build's own folder; slot k > 0 a folder beside it that holds only its
+    cell layer (every slot's lower layers are the build)."""
     return built if slot == 0 else built.with_name(f"{built.name}.slot{slot}")
 
 
@@ -196,41 +256,23 @@ def _lock_file(root: Path) -> Path:
     return root.with_name(root.name + ".lease")
 
 
-def _copy(built: Path, root: Path) -> None:
-    """Copy the build to `root` through a scratch folder: a copy cut short is never taken for
-    a finished one."""
-    partial = root.with_name(root.name + ".partial")
-    for stale in (partial, root):
-        shutil.rmtree(stale, ignore_errors=True)
-    subprocess.run(["cp", "-a", str(built), str(partial)], check=True)
-    partial.rename(root)
-
-
-def _reset(env: LocalEnvironment) -> None:
-    """Restore a leased tree to the base commit, first removing the lock files git leaves when
-    it is killed (no one else runs git in a leased tree)."""
-    git = env.tree / ".git"
-    for stale in [*git.glob("*.lock"), *(git / "refs").rglob("*.lock")]:
-        stale.unlink(missing_ok=True)
-    snapshots.restore(env, snapshots.at_base(env, env.base_commit))
-
-
-def _same_build(built: Path, copy: Path) -> bool:
-    """Whether `copy` is a finished copy of the current build at `built`."""
-    marker = copy / READY
-    return marker.is_file() and marker.read_bytes() == (built / READY).read_bytes()
-
-
-def _read_capped(sink: object, limit: int) -> str:
-    """Read the head and tail of a command's output file without loading a huge one whole."""
-    size = sink.tell()  # type: ignore[attr-defined]
-    sink.seek(0)  # type: ignore[attr-defined]
-    if size <= 4 * limit:
-        return sink.read().decode("utf-8", "replace")  # type: ignore[attr-defined]
-    head = sink.read(2 * limit)  # type: ignore[attr-defined]
-    sink.seek(size - 2 * limit)  # type: ignore[attr-defined]
-    tail = sink.read()  # type: ignore[attr-defined]
-    return (head + b"\n[...]\n" + tail).decode("utf-8", "replace")
+def release_stale_layers(root: Path | None = None) -> int:
+    """Unmount the cell layers that engines now gone left mounted (a SIGKILL skips their
+    cleanup; a tmpfs holds its memory until unmounted): those of every slot no live process
+    leases. Returns how many were unmounted."""
+    released = 0
+    for layer in sorted((root or home() / "envs").glob("*/cell")):
+        if not os.path.ismount(layer):
+            continue
+        lease = try_lease(_lock_file(layer.parent), 0)
+        if lease is None:  # a live engine holds the slot
+            continue
+        try:
+            CellLayer(layer, 0).close()
+            released += 1
+        finally:
+            lease.release()
+    return released
 
 
 class LocalBackend:
@@ -239,9 +281,11 @@ class LocalBackend:
 
     name = "local"
 
-    def __init__(self, root: Path | None = None, mirrors: Path | None = None) -> None:
+    def __init__(self, root: Path | None = None, mirrors: Path | None = None,
+                 limits: Limits | None = None) -> None:
         self.root = root or home() / "envs"
         self.mirrors = mirrors
+        self.limits = limits or Limits()
         self._held: dict[tuple[str, int], LocalEnvironment] = {}
 
     def start(self, instance: Instance, recipe: Recipe, rebuild: bool = False,
@@ -249,10 +293,10 @@ class LocalBackend:
         """The instance's environment in the first slot from `slot` on that nobody else holds,
         leased to this backend until the environment or the backend is closed.
 
-        Slot 0 is the build itself; slot k > 0 is a copy of it, so that k workers (or k
-        processes) can run cells of one instance at once. Builds and copies are serialized by a
-        lock file. A new copy, and a slot whose last holder died in it, are restored to the base
-        commit before use. Asking again for the same slot gives the environment already leased.
+        Slot k gives k workers (or k processes) cells of one instance at once: every slot sees
+        the one build (built once, under a lock file) through its own cell layer, empty when the
+        slot is handed out, whoever held it last. Asking again for the same slot gives the
+        environment already leased.
         """
         check_isolation()
         if recipe.refusal:
@@ -284,42 +328,44 @@ class LocalBackend:
 
     def _prepare(self, built: Path, lease: Lease, instance: Instance, recipe: Recipe,
                  rebuild: bool) -> LocalEnvironment:
-        """The leased slot, built, copied or restored to the base commit as it needs."""
+        """The leased slot over the build (built first when it must be), reset to it."""
         root = _slot_root(built, lease.slot)
         with open(built.with_name(built.name + ".lock"), "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            built_now = rebuild or not (built / READY).is_file()
-            if built_now:
+            if rebuild or not (built / READY).is_file():
                 self._build_leased(built, lease, instance, recipe)
-            copied = lease.slot > 0 and (rebuild or not _same_build(built, root))
-            if copied:
-                _copy(built, root)
-        variables = json.loads((root / READY).read_text())["variables"]
-        env = self._environment(root, instance, recipe, variables, lease)
-        fresh = copied or (built_now and lease.slot == 0)
-        if lease.left_by and not fresh:
-            log.warning("%s was left in use by %s, which is gone; restoring it to the base "
-                        "commit", root.name, lease.left_by)
-        if copied or (lease.left_by and not fresh):
-            _reset(env)
+        record = json.loads((built / READY).read_text())
+        if lease.left_by:
+            log.warning("%s was left in use by %s, which is gone; its cell layer is discarded",
+                        root.name, lease.left_by)
+        env = self._environment(root, built, instance, recipe, record, lease)
+        env.reset()
         return env
 
     def _build_leased(self, built: Path, lease: Lease, instance: Instance,
                       recipe: Recipe) -> None:
-        """Build slot 0, which every copy is made from, under slot 0's lease: the one being
-        started, one this backend holds already, or one taken for the build."""
-        if lease.slot == 0 or any(env.root == built and env.lease is not None and env.lease.held
-                                  for env in self._held.values()):
-            self._build(built, instance, recipe)
-            return
-        own = try_lease(_lock_file(built), 0)
-        if own is None:
-            raise EnvironmentFault(f"cannot build {built.name}: its slot 0 is in use by another "
-                                   "process or worker; rebuild once it is free")
+        """Build the instance, under the lease of every slot: no one else may see the build
+        change under their cell layer."""
+        others = []
         try:
+            for slot in range(MAX_SLOTS):
+                lock = _lock_file(_slot_root(built, slot))
+                if slot == lease.slot or not lock.exists() or self._holds(built, slot):
+                    continue
+                other = try_lease(lock, slot)
+                if other is None:
+                    raise EnvironmentFault(f"cannot build {built.name}: its slot {slot} is in "
+                                           "use by another process or worker; rebuild once it "
+                                           "is free")
+                others.append(other)
             self._build(built, instance, recipe)
         finally:
-            own.release()
+            for other in others:
+                other.release()
+
+    def _holds(self, built: Path, slot: int) -> bool:
+        return any(env.build == built and env.lease is not None and env.lease.held
+                   and env.lease.slot == slot for env in self._held.values())
 
     def _build(self, root: Path, instance: Instance, recipe: Recipe) -> None:
         # the interpreter itself, not a venv's link to it (uv may find replay's own venv): the
@@ -330,24 +376,28 @@ class LocalBackend:
             log.warning("%s: the recipe names system packages this machine lacks (tests that "
                         "need them may fail or skip): apt-get install %s", instance.instance_id,
                         " ".join(missing))
+        CellLayer(root / "cell", 0).close()
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
         prepare_repo(instance, root / "tree", self.mirrors)
         variables = recipe_variables(recipe, instance, self.mirrors)
-        environment = self._environment(root, instance, recipe, variables)
+        record = {"variables": variables, "python": str(python)}
+        environment = self._environment(root, root, instance, recipe, record)
         seconds = self._install(environment, recipe, python)
         (root / READY).write_text(json.dumps({
-            "variables": variables, "python": str(python), "install_seconds": round(seconds, 2),
-            "built_at": time.time()}))
+            **record, "install_seconds": round(seconds, 2), "built_at": time.time()}))
 
-    def _environment(self, root: Path, instance: Instance, recipe: Recipe,
-                     variables: dict[str, str], lease: Lease | None = None) -> LocalEnvironment:
-        return LocalEnvironment(root, instance.base_commit, variables, recipe.unroutable, lease)
+    def _environment(self, root: Path, build: Path, instance: Instance, recipe: Recipe,
+                     record: dict[str, Any], lease: Lease | None = None) -> LocalEnvironment:
+        """The environment of slot `root` over `build`; the interpreter's prefix comes from the
+        engine's build record (never from the venv's writable pyvenv.cfg)."""
+        prefix = str(Path(record["python"]).parent.parent)
+        return LocalEnvironment(root, build, instance.base_commit, record["variables"],
+                                recipe.unroutable, [prefix], lease, self.limits)
 
     def _install(self, environment: LocalEnvironment, recipe: Recipe, python: Path) -> float:
         start = time.monotonic()
-        environment.venv.mkdir()
-        environment.interpreters = [str(python.parent.parent)]
+        (environment.build / "venv").mkdir()
         uv = uv_binary()
         steps = [f"{uv} venv -q --seed -p {python} {VENV}"]
         if recipe.packages:

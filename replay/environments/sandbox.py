@@ -2,9 +2,12 @@
 
     env -i VARS...                              the command's environment, built from scratch
       setpriv --pdeathsig KILL --               dies with the engine thread that Popen()ed it
-        [unshare --net --]                      new network namespace (not for install steps)
-          sh -c NET_SETUP PID IP [--net ADDR...] --   lo up, unroutable addresses routed to lo
-                                                (as root, before anything is dropped), then:
+        [unshare --net --mount --]              new network and mount namespaces (not for
+                                                install steps)
+          sh -c ROOT_SETUP PID IP MOUNT OPTIONS --    as root, before anything is dropped: join
+                                                the environment's control groups, mount the
+                                                overlays of /testbed and the venv, lo up and
+                                                unroutable addresses routed to lo; then:
             bwrap --die-with-parent ...         new user/pid/ipc/uts/cgroup/mount namespaces, no
                                                 capability (bounding set empty), no-new-privs,
                                                 no further user namespaces, a rebuilt read-only
@@ -40,6 +43,7 @@ import stat
 import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from replay.errors import InputError
@@ -47,28 +51,59 @@ from replay.paths import BASE_PATH, TESTBED, VENV
 
 SETUP_FAILED = 222
 
-# Runs as root in the new network namespace, before bwrap drops everything. $1 is the engine's
-# PID: if the engine died before `setpriv` armed the parent-death signal, give up at once. $2 is
-# `ip`. It unsets PWD (which sh exports) and OLDPWD: the command's environment is the caller's.
-NET_SETUP = r"""
+# Runs as root in the new network (and mount) namespace, before bwrap drops everything. $1 is the
+# engine's PID: if the engine died before `setpriv` armed the parent-death signal, give up at once.
+# $2 is `ip`, $3 `mount`. Then options up to `--`: `--cgroup FILE` joins a control group (its
+# cgroup.procs file), `--overlay LOWER UPPER WORK TARGET` mounts an overlay at TARGET in this
+# command's own mount namespace (never the host's), `--net` brings loopback up and `--route ADDR`
+# routes an address into a black hole on it. It unsets PWD (which sh exports) and OLDPWD: the
+# command's environment is the caller's.
+ROOT_SETUP = r"""
 fail() { echo "replay-namespace-setup-failed: $1" >&2; exit 222; }
 [ "$PPID" = "$1" ] || fail "engine gone"
-ip=$2; shift 2
-if [ "$1" = "--net" ]; then
-    shift
-    "$ip" link set lo up || fail "loopback"
-    # this namespace only: binding ports < 1024 and ping (ICMP datagram sockets) need no
-    # capability, as they worked for root before (best effort: old kernels lack them)
-    echo 0 > /proc/sys/net/ipv4/ip_unprivileged_port_start 2>/dev/null
-    echo "0 2147483647" > /proc/sys/net/ipv4/ping_group_range 2>/dev/null
-    while [ "$1" != "--" ]; do
-        "$ip" route add "$1" dev lo || fail "route $1"; shift
-    done
-fi
+ip=$2; mount=$3; shift 3
+while [ "$1" != "--" ]; do
+    case "$1" in
+    --cgroup) echo $$ > "$2" || fail "cgroup $2"; shift 2 ;;
+    --overlay) "$mount" -t overlay replay-layer -o "lowerdir=$2,upperdir=$3,workdir=$4" "$5" \
+                   || fail "overlay $5"; shift 5 ;;
+    --net)
+        "$ip" link set lo up || fail "loopback"
+        # this namespace only: binding ports < 1024 and ping (ICMP datagram sockets) need no
+        # capability, as they worked for root before (best effort: old kernels lack them)
+        echo 0 > /proc/sys/net/ipv4/ip_unprivileged_port_start 2>/dev/null
+        echo "0 2147483647" > /proc/sys/net/ipv4/ping_group_range 2>/dev/null
+        shift ;;
+    --route) "$ip" route add "$2" dev lo || fail "route $2"; shift 2 ;;
+    *) fail "unknown option $1" ;;
+    esac
+done
 shift
 unset PWD OLDPWD
 exec "$@"
 """
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """A writable layer over a read-only folder, mounted at `merged` for one command.
+
+    `lower` is never written; what the command changes goes to `upper` (`work` is overlayfs's
+    own scratch folder on the same file system). `merged` is an empty folder of the engine's:
+    the overlay exists only in the command's mount namespace, so the host never sees through it.
+    """
+
+    lower: Path
+    upper: Path
+    work: Path
+    merged: Path
+
+    def options(self) -> list[str]:
+        for path in (self.lower, self.upper, self.work):
+            if any(mark in str(path) for mark in ",:"):  # they would split overlayfs's options
+                raise InputError(f"sandbox: an overlay folder may not contain ',' or ':': {path}")
+        return ["--overlay", str(self.lower), str(self.upper), str(self.work), str(self.merged)]
+
 
 # The system, read-only. Everything else on the host (/root, /home, /work, /run, /var, /mnt,
 # /srv, /opt, /media, /tmp, ...) is simply absent: an allowlist, not a denylist.
@@ -79,19 +114,28 @@ SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: list[str],
                    network: bool, unroutable: list[str], env: dict[str, str], *,
                    extra_ro: Sequence[str] = (), extra_rw: Sequence[str] = (),
+                   overlays: Sequence[Overlay] = (), cgroups: Sequence[str] = (),
                    engine_pid: int | None = None) -> list[str]:
     """The argv to Popen to run `command` with bash in /testbed, contained.
 
     tree -> /testbed and venv -> /opt/replay-venv (read-write); each interpreter prefix (e.g.
     /root/.pyenv/versions/3.11.7) read-only at its own path (and at its resolved path when it is
     a symlink). `extra_ro` / `extra_rw` are more host paths shown at their own path (uv's binary,
-    its cache and a HOME for install steps). `env` is the command's whole environment (PATH
-    included): nothing of the engine's reaches the command. `engine_pid` defaults to this
-    process. Raises FileNotFoundError for a path that does not exist.
+    its cache and a HOME for install steps). `overlays` are mounted first (their `merged`
+    folders are then what `tree` and `venv` name), in a mount namespace of the command's own
+    (not for install steps, which have the host's network and write the build itself);
+    `cgroups` are the cgroup.procs files of the control groups the command joins. `env` is the
+    command's whole environment (PATH included): nothing of the engine's reaches the command.
+    `engine_pid` defaults to this process. Raises FileNotFoundError for a path that does not
+    exist.
     """
-    for path in (tree, venv, *interpreter_prefixes, *extra_ro, *extra_rw):
+    layers = [path for overlay in overlays for path in (overlay.lower, overlay.upper,
+                                                         overlay.work, overlay.merged)]
+    for path in (tree, venv, *interpreter_prefixes, *extra_ro, *extra_rw, *layers, *cgroups):
         if not os.path.exists(path):   # else bwrap fails with exit 1, like a failing command
             raise FileNotFoundError(f"sandbox: {path} does not exist")
+    if overlays and network:
+        raise ValueError("sandbox: install steps write the build itself, never an overlay")
     engine_pid = os.getpid() if engine_pid is None else engine_pid
     tools = _tools()
     # `env -i NAME=VALUE...`: the whole chain, bwrap's own processes included (the sandbox's
@@ -100,10 +144,17 @@ def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: l
     argv = [tools["env"], "-i", *(f"{name}={value}" for name, value in env.items()),
             tools["setpriv"], "--pdeathsig", "KILL", "--"]
     if not network:
-        argv += [tools["unshare"], "--net", "--"]
-    argv += [tools["sh"], "-c", NET_SETUP, "replay-sandbox", str(engine_pid), tools["ip"]]
+        argv += [tools["unshare"], "--net", "--mount", "--propagation", "private", "--"]
+    argv += [tools["sh"], "-c", ROOT_SETUP, "replay-sandbox", str(engine_pid), tools["ip"],
+             tools["mount"]]
+    for procs in cgroups:
+        argv += ["--cgroup", str(procs)]
+    for overlay in overlays:
+        argv += overlay.options()
     if not network:
-        argv += ["--net", *(a if "/" in a else f"{a}/32" for a in unroutable)]
+        argv += ["--net"]
+        for address in unroutable:
+            argv += ["--route", address if "/" in address else f"{address}/32"]
     argv += ["--"]
     argv += [
         tools["bwrap"],
@@ -192,26 +243,13 @@ def check_sandbox() -> None:
         raise InputError(f"this machine cannot contain commands (bwrap/namespaces): {last}{hint}")
 
 
-def interpreter_prefix(venv: Path) -> str | None:
-    """The prefix of the interpreter a venv was made from (`home` in pyvenv.cfg, minus /bin)."""
-    try:
-        for line in (venv / "pyvenv.cfg").read_text().splitlines():
-            key, _, value = line.partition("=")
-            if key.strip() == "home":
-                home = Path(value.strip())
-                return str(home.parent if home.name == "bin" else home)
-    except OSError:
-        pass
-    return None
-
-
 @functools.cache
 def _tools() -> dict[str, str]:
     """Absolute paths of the wrapper's programs (the command's PATH is not the engine's)."""
     found = {}
     for tool, package in (("bwrap", "bubblewrap"), ("setpriv", "util-linux"),
                           ("unshare", "util-linux"), ("ip", "iproute2"), ("env", "coreutils"),
-                          ("sh", "dash")):
+                          ("sh", "dash"), ("mount", "mount")):
         path = shutil.which(tool, path=BASE_PATH)
         if path is None:
             raise InputError(f"containment needs `{tool}`: apt-get install -y {package}")

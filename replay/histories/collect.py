@@ -112,6 +112,7 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
                           on_step=recorder)
         if trace.exit_reason == "error":
             return Collected(instance.instance_id, None, trace.error)
+        snapshots.settle(env, instance.base_commit)  # the tests see the tree alone
         grade = run_tests(env, instance, recipe, folder / "tests.log", cell_timeout(
             test_timeout, store.validation(instance.instance_id, backend.name)))
     except HarnessError as exc:

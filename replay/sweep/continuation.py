@@ -29,6 +29,7 @@ from pathlib import Path
 
 from replay.agent.loop import Action, AgentConfig, Trace, run_agent
 from replay.core.digest import digest
+from replay.environments import snapshots
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
 from replay.errors import HarnessError
@@ -114,7 +115,8 @@ def continue_and_grade(instance: Instance, history: History, env: Environment, r
         if result.trace.exit_reason == "refused" and result.trace.steps == 0:
             result.grade = UNREAD
         else:
-            store.write_artifact(env.snapshot().diff,
+            tree = snapshots.settle(env, instance.base_commit)  # the tests see this alone
+            store.write_artifact(tree.diff,
                                  *artifacts.relative_to(store.artifacts).parts, "tree.diff")
             result.grade = run_tests(env, instance, recipe, artifacts / "tests.log",
                                      test_timeout)

@@ -178,6 +178,7 @@ def rebuild(recorded: Recorded, instance: Instance, env: Environment, recipe: Re
                             protocol=recorded.protocol)
     for rule in rules:
         trajectory.history(rule)
+    snapshots.settle(env, instance.base_commit)  # the tests see the tree alone
     trajectory.resolved = run_tests(env, instance, recipe, log_path, test_timeout).resolved
     return trajectory
 

@@ -1,0 +1,70 @@
+"""The layer a cell writes: the validated build stays read-only under every command.
+
+A local slot's tree and venv are overlays (see sandbox.Overlay): the lower folders are the build
+(the instance's tree at the base commit, `.git/` and ignored files included, and its venv, as
+validated), the upper folders live on the slot's cell layer, a tmpfs of bounded size mounted by
+the engine at `<slot>/cell`. Each command mounts the overlays in a mount namespace of its own;
+what it writes lands in the layer. `fresh()` unmounts the layer and mounts an empty one, so the
+next command sees exactly the build again, whatever the last cell did to the tree, `.git/`
+(hooks, info/exclude), ignored files (`__pycache__`) or the venv (a `.pth`, sitecustomize.py),
+and a cell that fills its layer fills only its own bounded tmpfs. The engine never reads the
+layer's files: it sees the tree only through the sandbox.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from replay.environments.sandbox import Overlay
+from replay.errors import EnvironmentFault
+
+PARTS = ("tree", "venv")
+
+
+class CellLayer:
+    """A slot's cell layer at `folder`, `size` bytes at most (see the module docstring)."""
+
+    def __init__(self, folder: Path, size: int) -> None:
+        self.folder = folder
+        self.size = size
+
+    @property
+    def mounted(self) -> bool:
+        return os.path.ismount(self.folder)
+
+    def fresh(self) -> None:
+        """Replace the layer by an empty one: the next command sees the build as it was built."""
+        self.close()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        _mount(["-t", "tmpfs", "-o", f"size={self.size},mode=0700", "replay-cell",
+                str(self.folder)])
+        for part in PARTS:
+            for name in ("upper", "work", "merged"):
+                (self.folder / part / name).mkdir(parents=True)
+
+    def overlays(self, build: Path) -> list[Overlay]:
+        """The overlays of the tree and the venv over `build`'s own."""
+        return [Overlay(build / part, self.folder / part / "upper", self.folder / part / "work",
+                        self.folder / part / "merged") for part in PARTS]
+
+    def merged(self, part: str) -> Path:
+        return self.folder / part / "merged"
+
+    def changed(self) -> list[str]:
+        """What the layer holds (empty right after `fresh`): the names under each upper folder."""
+        return sorted(f"{part}/{name}" for part in PARTS
+                      for name in os.listdir(self.folder / part / "upper"))
+
+    def close(self) -> None:
+        """Unmount the layer (and one a dead engine left) and discard what it held."""
+        while self.mounted:
+            _mount(["-l", str(self.folder)], program="umount")
+
+
+def _mount(arguments: list[str], program: str = "mount") -> None:
+    done = subprocess.run([program, *arguments], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        raise EnvironmentFault(f"cannot {program} the cell layer: "
+                               f"{(done.stderr or done.stdout).strip()}")
