@@ -12,7 +12,8 @@ from matplotlib.text import Text as MplText
 from rich.console import Console
 
 from replay.errors import InputError
-from replay.report.exports import heatmap_figure, to_markdown, write
+from replay.report.exports import heatmap_figure, write
+from replay.report.markdown import to_markdown
 from replay.report.tables import build, render
 from replay.sweep.labels import confirmation, label
 from replay.sweep.plan import (
@@ -120,17 +121,19 @@ def test_the_report_shows_every_label_rate_and_export(report_store: Path) -> Non
     assert prompts == {"codex": (1, 2), "kimi-code": (1, 1), "anchor_index": (1, 1)}
 
     names = sorted(path.name for path in paths)
-    assert names == ["cells.csv", "heatmap.png", "outcomes.csv", "report.json", "report.md"]
+    assert names == ["cells.csv", "damage.png", "heatmap.png", "outcomes.csv", "pairs.csv",
+                     "report.json", "report.md"]  # retention.png once retention is scored
     folder = paths[0].parent
     exported = json.loads((folder / "report.json").read_text())
     assert {o["code"] for o in exported["outcomes"]} == {"P", "D!", "R", "U", "E", "-", "X"}
     rows = list(csv.DictReader((folder / "cells.csv").open()))
     assert len(rows) == 12
     codex = next(r for r in rows if r["summarizer"] == "m:codex" and r["seed"] == "1")
-    assert (codex["result"], codex["repeated_reads"], codex["summary_tokens"]) == (
+    assert (codex["result"], codex["repeated_reads"], codex["summary_identifiers"]) == (
         "fail", "1", "2/5")
     assert "| one | D! | P | P |" in to_markdown(report)
-    assert (folder / "heatmap.png").read_bytes().startswith(b"\x89PNG")
+    for image in ("heatmap.png", "damage.png"):
+        assert (folder / image).read_bytes().startswith(b"\x89PNG")
 
 
 LONG_INSTANCE = "replay-demo__an-instance-whose-name-runs-on-past-the-usual-width-1"
@@ -167,7 +170,8 @@ def test_piped_tables_keep_every_name_whole(long_names: Path) -> None:
     lines = done.stdout.splitlines()
     assert "…" not in done.stdout and "[/run]" in done.stdout
     grid = lines[:lines.index(next(line for line in lines if line.startswith("P preserved")))]
-    assert f"outcomes of run [/run] (summarizers: model {LONG_MODEL})" in grid[0]
+    assert "outcomes of run [/run] (summarizers: model smollm2-360m-instruct)" in grid[0]
+    assert f"claude-code = {LONG_MODEL}:claude-code" in done.stdout  # the legend: full names
     header = next(line for line in grid if "claude-code" in line)
     assert all(name in header for name in (*PROMPT_NAMES, "anchor_index"))
     assert LONG_MODEL not in header  # the columns are told apart by their prompt
@@ -193,7 +197,7 @@ def test_the_heatmap_shows_whole_labels_axis_titles_and_damage_rates(long_names:
     assert [label.get_text() for label in axes.get_yticklabels()] == [LONG_INSTANCE, "short-1"]
     assert [label.get_text() for label in axes.get_xticklabels()] == [*PROMPT_NAMES,
                                                                         "anchor_index"]
-    assert axes.get_xlabel() == f"summarizer (model {LONG_MODEL})"
+    assert axes.get_xlabel() == "summarizer (model smollm2-360m-instruct)"
     assert axes.get_ylabel() == "instance"
     top = axes.child_axes[0]  # the secondary axis along the top
     assert top.get_xlabel() == "task damage (damaged / PRE-pass)"

@@ -269,7 +269,7 @@ def test_the_command_prints_positions_and_the_disorder_rate(tmp_path: Path) -> N
     done = run_replay("retention", "--sessions", str(folder))
     assert done.returncode == 0, done.stderr
     assert "retention by boundary position" in done.stdout
-    assert "disorder: 1/3 (33.3%)" in done.stdout
+    assert "disorder: 1/3 (33.3%, 6.1-79.2%)" in done.stdout
     as_json = run_replay("retention", "--sessions", str(folder), "--json")
     data = json.loads(as_json.stdout)
     assert [(p["position"], p["n"], p["empty"]) for p in data["production"]] == [

@@ -189,7 +189,7 @@ def test_sweeps_choose_stored_histories_by_id_or_rule_and_keep_them(
         tools = [r.body for r in server.requests if r.model == "agent"]
         assert tools and all(body.get("tools") for body in tools)
         done = sweep(bench, env, store, catalogue, "--history", ids["first"][:10], "--run", "r")
-        assert done.returncode == 0 and "0 cell(s) finished" in done.stdout
+        assert done.returncode == 0 and "already in the store: nothing ran" in done.stdout
         refused = sweep(bench, env, store, catalogue, "--run", "r")
     assert refused.returncode == 2
     assert refused.stderr.strip() == (

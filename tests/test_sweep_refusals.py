@@ -79,7 +79,7 @@ def test_refused_requests_are_results_kept_and_never_sent_again(tmp_path: Path) 
         again = backbone(tmp_path, env, *models)
         assert again.returncode == 0, again.stdout + again.stderr
         assert (server.count, small.count) == sent  # a re-run makes no request at all
-        assert "0 cell(s) finished" in again.stdout
+        assert "already in the store: nothing ran" in again.stdout
 
         confirmed = sweep(tmp_path, env, "confirm", "r")
         assert confirmed.returncode == 0, confirmed.stdout + confirmed.stderr

@@ -204,7 +204,7 @@ def test_the_grid_links_each_pair_and_shows_damage_and_retention(view_store: Pat
     cell = re.search(r'<td class="label label-damaged confirm-pending"[^>]*>\s*'
                      r'<a href="([^"]+)">D\?</a>', html)  # confirming: seeds 1, 2 not run
     assert cell and cell.group(1) == page_name("one", "m:codex", 0)
-    assert "1/1 (100.0%)" in html and "50.0% (n=1, size 2, source pre)" in html
+    assert "1/1 (100.0%, 20.7-100.0%)" in html and "50.0% (n=1, size 2, source pre)" in html
 
 
 def test_the_site_is_written_and_the_store_is_untouched(view_store: Path,

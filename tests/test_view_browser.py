@@ -87,6 +87,8 @@ def swept(tmp_path_factory: pytest.TempPathFactory) -> Path:
                           "--store", str(store), "--prompt-sources",
                           str(fixture_prompts(tmp_path)), env=env)
     assert done.returncode == 0, done.stdout + done.stderr
+    scored = run_replay("retention", "demo", "--store", str(store), env=env)
+    assert scored.returncode == 0, scored.stdout + scored.stderr
     return store
 
 
@@ -115,6 +117,8 @@ def test_view_in_chromium_shows_the_grid_a_damaged_cell_and_traces_as_text(
                f"--screenshot={shots / 'grid.png'}", url)
         browse(browser, tmp_path / "profile", "--window-size=1400,2200",
                f"--screenshot={shots / 'cell.png'}", url + DAMAGED)
+        browse(browser, tmp_path / "profile", "--window-size=1280,3000",
+               f"--screenshot={shots / 'page.png'}", url)
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -125,12 +129,16 @@ def test_view_in_chromium_shows_the_grid_a_damaged_cell_and_traces_as_text(
     assert len(labels) == 4
     assert labels[DAMAGED] == "damaged"
     assert list(labels.values()).count("preserved") == 3
-    assert "1/2 (50.0%)" in grid  # summ-b's task damage
+    assert "1/2 (50.0%, 9.5-90.5%)" in grid  # summ-b's task damage with its Wilson interval
+    assert "no summarizer differs from another at 95%: n=2" in grid
+    assert '<img id="plot-damage"' in grid and '<img id="plot-retention"' in grid
 
     assert re.search(r'<span class="label label-damaged badge" id="label">damaged</span>', cell)
     assert re.search(r'id="divergence">First divergence at step 1: <b>different action</b>', cell)
     assert re.search(r'<tr class="step diverges" id="step-1">\s*<th>1<div class="marker"', cell)
     assert "LOST: nothing found" in cell  # the summary beside the history it replaced
+    assert re.search(r"this cell spent: \d+ tokens in \(0 cached\), \d+ out, \$0\.\d{4}, "
+                     r"\d+\.\d s \(estimated at most \$0\.\d{4}\)", cell)
     assert "tests/test_inventory.py::test_unknown_unit_raises_unknown_unit_error" in cell
     assert '<td class="s-PASSED">PASSED</td><td class="s-FAILED">FAILED</td>' in cell
     # the <script> of the trace is text: escaped in the DOM, never an element, never run
@@ -140,9 +148,22 @@ def test_view_in_chromium_shows_the_grid_a_damaged_cell_and_traces_as_text(
     calls = cell[cell.index('id="calls"'):]
     assert len(re.findall(r"<td>(?:PRE|POST)</td><td>(?:step 1|summary)</td>", calls)) == 3
     assert len(re.findall(r"<td>\d+\.\d\d s</td>", calls)) == 3  # each call's latency
-    for name in ("grid.png", "cell.png"):
+    for name in ("grid.png", "cell.png", "page.png"):
         assert (shots / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    print(f"screenshots: {shots / 'grid.png'} {shots / 'cell.png'}", file=sys.stderr)
+    # the browser drew both plots: the damage points' red and the retention points' blue
+    assert colour_share(shots / "page.png", (0xE5, 0x39, 0x35)) > 0
+    assert colour_share(shots / "page.png", (0x1F, 0x77, 0xB4)) > 0
+    print(f"screenshots: {shots / 'grid.png'} {shots / 'cell.png'} {shots / 'page.png'}",
+          file=sys.stderr)
+
+
+def colour_share(path: Path, rgb: tuple[int, int, int]) -> float:
+    """The share of a screenshot's pixels within a few levels of colour `rgb`."""
+    from matplotlib.image import imread
+
+    pixels = (imread(path)[..., :3] * 255).round()
+    close = (abs(pixels - rgb) <= 6).all(axis=-1)
+    return float(close.mean())
 
 
 def test_report_html_writes_pages_that_open_from_disk(swept: Path, tmp_path: Path) -> None:

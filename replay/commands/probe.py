@@ -34,6 +34,7 @@ from replay.measures.probes.arms import Planned, plan, study_arms
 from replay.measures.probes.files import bundled_probes, read_probe_paths
 from replay.measures.probes.inputs import load_inputs
 from replay.measures.probes.scores import Row, history_scores, rows
+from replay.measures.statistics import BOOTSTRAP_NOTE, Interval
 from replay.models.cache import CallCache
 from replay.models.registry import resolve
 from replay.models.types import ModelSpec
@@ -60,8 +61,9 @@ class Selection:
 
     @property
     def names_histories(self) -> bool:
-        """Whether options that only apply without a run were given."""
-        return any((self.suite, self.dataset, self.ids, self.pattern, self.span, self.carrier,
+        """Whether options that only apply without a run were given (`--instance` narrows a
+        run's histories instead)."""
+        return any((self.suite, self.dataset, self.pattern, self.span, self.carrier,
                     self.prompt_sources))
 
 
@@ -81,16 +83,23 @@ class ProbeOptions:
     dry_run: bool = False
 
 
-def run_plan(store: Store, run: str | None, methods: tuple[str, ...]) -> tuple[str, Plan]:
-    """A run's plan; `methods` narrows its summarizers (an unknown one is refused)."""
+def run_plan(store: Store, run: str | None, methods: tuple[str, ...],
+             ids: tuple[str, ...] = ()) -> tuple[str, Plan]:
+    """A run's plan; `methods` narrows its summarizers and `ids` its instances (an unknown
+    one is refused)."""
     name = run or latest_run(store)
     plan = require_run(store, name)
     unknown = [m for m in methods if m != FULL and m not in plan.summarizers]
     if unknown:
         raise InputError(f"unknown method {', '.join(unknown)} in run {name}: use "
                          f"{', '.join([FULL, *plan.summarizers])}")
+    strangers = [i for i in ids if i not in plan.instances]
+    if strangers:
+        raise InputError(f"instance {', '.join(strangers)} is not in run {name}: use "
+                         f"{', '.join(plan.instances)}")
     chosen = tuple(m for m in plan.summarizers if not methods or m in methods)
-    return name, plan.model_copy(update={"summarizers": chosen})
+    instances = tuple(i for i in plan.instances if not ids or i in ids)
+    return name, plan.model_copy(update={"summarizers": chosen, "instances": instances})
 
 
 def selection_plan(selection: Selection, answering: ModelSpec) -> tuple[str, Plan]:
@@ -131,7 +140,7 @@ def probe_command(run: str | None, selection: Selection, options: ProbeOptions,
     given = read_probe_paths(list(options.probes))
     use_run = run is not None or not (selection.methods or selection.names_histories)
     with open_store(existing_store(path) if use_run else path) as store:
-        name, plan = (run_plan(store, run, selection.methods) if use_run
+        name, plan = (run_plan(store, run, selection.methods, selection.ids) if use_run
                       else selection_plan(selection, answering))
         inputs, skipped = load_inputs(prepare(plan, answering, prompt_loader(plan), store), given)
         with CallCache(path) as cache:
@@ -187,15 +196,20 @@ def render(about: dict[str, Any], table: list[Row], contexts: list, answers: lis
     out.print(Text(f"probes of {about['run']}: answered by {about['model']}, carrier "
                    f"{about['carrier']}, {about['generations']} generation(s) of each model "
                    f"summary, {about['answers']} answer(s) per probe"), soft_wrap=True)
-    grid = Table("method", "cohort", "n", "answers", "failed", "field acc", "all correct",
-                 "tokens/answer", "vs Full")
+    grid = Table("method", "cohort", "n", "answers", "failed", "not JSON", "field acc",
+                 "all correct", "tokens/answer", "vs Full")
     for row in table:
         tokens = "-" if row.input_tokens is None else f"{row.input_tokens:,.0f}"
         grid.add_row(Text(row.method), Text(row.cohort), str(row.n), str(row.answers),
-                     str(row.failed), f"{row.accuracy:.3f}", f"{row.all_correct:.3f}", tokens,
-                     vs_full(row))
+                     str(row.failed), str(row.malformed),
+                     _spread(row.accuracy, row.accuracy_interval),
+                     _spread(row.all_correct, row.all_correct_interval), tokens, vs_full(row))
     out.print(grid)
-    lines = fusion_lines(contexts)
+    lines = [PROBE_NOTE, *fusion_lines(contexts)]
+    malformed = sum(row.malformed for row in table)
+    if malformed:
+        lines.append(f"{malformed} repl(ies) were not the JSON asked ({{\"facts\": {{...}}}}) "
+                     "and score zero (answers.csv marks them malformed)")
     failed = [answer for answer in answers if answer.error]
     if failed:
         lines.append(f"{len(failed)} planned answer(s) failed and count zero:")
@@ -205,6 +219,14 @@ def render(about: dict[str, Any], table: list[Row], contexts: list, answers: lis
         lines.append(f"no probes for: {', '.join(about['skipped'])}")
     for line in lines:
         out.print(Text(line), soft_wrap=True)
+
+
+PROBE_NOTE = ("field acc, all correct: means over histories (low-high: their 95% interval, "
+              + BOOTSTRAP_NOTE.format(units="histories") + "; none for a single history)")
+
+
+def _spread(value: float, interval: Interval | None) -> str:
+    return f"{value:.3f}" + (f" ({interval.low:.3f}-{interval.high:.3f})" if interval else "")
 
 
 def fusion_lines(contexts: list) -> list[str]:

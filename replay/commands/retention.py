@@ -21,6 +21,7 @@ from replay.measures.chains import ChainReport, score_sessions
 from replay.measures.retention import MAX_CHARS, PER_KIND, Limits, Score
 from replay.measures.runs import keep_scores, score_run, summarizer_means
 from replay.measures.session_files import FORMATS, load_sessions
+from replay.measures.statistics import BOOTSTRAP_NOTE, bootstrap_mean, rate_text
 from replay.paths import default_store
 from replay.sweep.plan import latest_run, open_store
 
@@ -28,6 +29,13 @@ from replay.sweep.plan import latest_run, open_store
 def percent(value: float | None) -> str:
     """A share as a percentage with one decimal, or `-`."""
     return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def spread(value: float | None, values: list[float]) -> str:
+    """A mean with its 95% bootstrap interval: `61.0% (48.2-73.9%)`."""
+    interval = bootstrap_mean(values)
+    shown = f" ({100 * interval.low:.1f}-{100 * interval.high:.1f}%)" if interval else ""
+    return percent(value) + shown
 
 
 def run_command(run: str | None, store_path: Path, limits: Limits, out: Console) -> int:
@@ -48,10 +56,14 @@ def run_command(run: str | None, store_path: Path, limits: Limits, out: Console)
     for summarizer, (value, scored, empty, size, source) in means.items():
         chars = _mean_chars([r.chars for r in rows
                              if r.summarizer == summarizer and r.seed_index == 0])
-        table.add_row(Text(summarizer), percent(value), str(scored), str(empty),
+        shares = [r.share for r in rows if r.summarizer == summarizer and r.seed_index == 0
+                  and r.share is not None]
+        table.add_row(Text(summarizer), spread(value, shares), str(scored), str(empty),
                       "-" if size is None else f"{size:.1f}", source, f"{chars:,.0f}",
                       _per_thousand_text(value, chars))
     out.print(table)
+    out.print(Text("retention (low-high%): 95% interval, "
+                   + BOOTSTRAP_NOTE.format(units="the summaries scored")), soft_wrap=True)
     out.print(Text(f"kept {len(rows)} score(s) of run {name} in {store_path}; `replay report "
                    f"{name}` shows them beside task damage"), soft_wrap=True)
     return 0
@@ -74,9 +86,10 @@ def sessions_command(paths: Sequence[Path], fmt: str, limits: Limits, as_json: b
                          str(len(session.compactions)), "yes" if session.kept else "no")
     out.print(sessions)
     out.print(_positions_table(report))
-    rate = (f"{report.disorder_flagged}/{report.disorder_checked} "
-            f"({percent(report.disorder_flagged / report.disorder_checked)})"
-            if report.disorder_checked else "0/0")
+    out.print(Text("means (low-high%): 95% interval, " + BOOTSTRAP_NOTE.format(
+        units="the kept sessions' compactions at that position") + "; disorder: 95% Wilson"),
+        soft_wrap=True)
+    rate = rate_text(report.disorder_flagged, report.disorder_checked)
     out.print(f"disorder: {rate} of summaries with files written before their boundary "
               "describe one of them as pending work", highlight=False)
     if report.unreadable:
@@ -98,8 +111,11 @@ def _positions_table(report: ChainReport) -> Table:
     for index, (chain, again) in enumerate(zip(report.future, report.recurring, strict=True)):
         at = [c for s in report.scored for c in s.compactions
               if c.position == chain.position and c.future is not None]
-        row = [str(chain.position), percent(chain.mean), str(chain.n), str(chain.empty),
-               percent(again.mean), str(again.n), str(again.empty),
+        future = [c.future.share for c in at if c.future and c.future.share is not None]
+        recurring = [c.recurring.share for c in at if c.recurring and c.recurring.share
+                     is not None]
+        row = [str(chain.position), spread(chain.mean, future), str(chain.n), str(chain.empty),
+               spread(again.mean, recurring), str(again.n), str(again.empty),
                _chars_text([c.summary_chars for c in at])]
         for name in names:
             row += [percent(report.baseline_future[name][index].mean),

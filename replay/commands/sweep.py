@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from math import comb
 from pathlib import Path
 from typing import Annotated
 
@@ -34,6 +35,7 @@ from replay.compaction.summarize import PROMPT_NAMES, parse_summarizer
 from replay.errors import InputError
 from replay.histories.boundaries import parse_rule
 from replay.instances.selection import choose_instances
+from replay.measures.statistics import power_line
 from replay.models.cache import CallCache
 from replay.models.keys import api_key
 from replay.models.registry import resolve
@@ -42,10 +44,11 @@ from replay.paths import default_store
 from replay.report.exports import reports_folder, write
 from replay.report.tables import build, render
 from replay.store import Store
+from replay.sweep.budget import Budget
 from replay.sweep.cells import Prepared, prepare
 from replay.sweep.confirm import confirm_pairs, fixed_samples
 from replay.sweep.continuation import model_id
-from replay.sweep.execution import estimate, execute
+from replay.sweep.execution import estimate, execute, finished_line
 from replay.sweep.executors import make_executor
 from replay.sweep.histories import choose_histories
 from replay.sweep.plan import (
@@ -81,6 +84,7 @@ class Execution:
     base_image: str | None = None
     call_deadline: float | None = None
     test_timeout: float | None = None  # `replay confirm`'s: checked against the run's
+    budget: Budget | None = None  # one for the command's life (confirm runs in rounds)
 
 
 @dataclass(frozen=True)
@@ -193,23 +197,22 @@ def _execute(store: Store, name: str, prepared: Prepared, how: Execution, out: C
     save_run(store, name, plan)
     setup = Setup(prepared.settings, plan.backend, how.mirrors, store.path, how.per_provider,
                   how.base_image, how.call_deadline)
-    executor = make_executor(how.executor, setup, how.workers, how.ray_address)
+    executor = make_executor(how.executor, setup, how.workers, how.ray_address, how.budget)
     try:
         with CallCache(store.path) as cache, \
                 SweepProgress(out, todo, quiet=how.quiet, workers=how.workers) as progress:
-            result = execute(prepared, name, store, cache, executor, progress)
+            result = execute(prepared, name, store, cache, executor, progress, how.budget)
     finally:
         executor.close()
-    refused = f", {result.refused} ended in a refused request" if result.refused else ""
-    timed = f", {result.timed_out} with tests timed out" if result.timed_out else ""
-    say(out, f"run {name}: {len(result.results)} cell(s) finished: {result.ran} run, "
-             f"{result.kept} kept from the store, {len(result.errors)} error(s){refused}{timed}")
+    say(out, finished_line(name, result, len(plan.cells())))
     for failed in result.errors[:5]:
         say(out, f"  error {failed.cell}: {failed.error}")
+    if result.unstarted and how.budget is not None:
+        say(out, how.budget.line(len(result.unstarted)))
     if show:
         render(build(store, name), out)
         say(out, f"`replay report {name}` writes the exports", style="dim")
-    return 1 if result.errors else 0
+    return 1 if result.errors or result.unstarted else 0
 
 
 def _print_estimate(store: Store, name: str, prepared: Prepared, out: Console) -> None:
@@ -230,6 +233,7 @@ def _print_estimate(store: Store, name: str, prepared: Prepared, out: Console) -
         f"({found.summary_calls} summaries, {found.agent_calls} agent steps)",
         f"  tokens at most {found.input_tokens:,} in, {found.output_tokens:,} out; "
         f"cost at most ${found.cost:.2f}{unpriced}",
+        "  " + power_line(len(plan.instances), comb(len(plan.summarizers), 2)),
     ):
         say(out, line)
 
@@ -285,6 +289,9 @@ PromptSources = Annotated[Path | None, typer.Option(
     help="A prompt catalogue to use instead of the bundled prompts/sources.toml.")]
 ALL_PROMPTS = ",".join(PROMPT_NAMES)
 Prompts = Annotated[str, typer.Option(help="Prompts to compare, comma-separated.")]
+Dollars = Annotated[float | None, typer.Option(
+    "--budget", min=0, help="Start no cell once spend so far plus the cells in flight would pass "
+                            "this many dollars (exit 1; the cells done are kept).")]
 RunArgument = Annotated[str | None, typer.Argument(help="Run name (default: the latest run).")]
 
 
@@ -309,7 +316,7 @@ def _register_sweeps(app: typer.Typer) -> None:
         ray_address: RayAddress = None, run: RunName = None, dry_run: DryRun = False,
         store: StorePath = None, repo_mirror: Mirrors = None, base_image: BaseImage = None,
         prompt_sources: PromptSources = None, call_deadline: CallDeadline = None,
-        history: HistoryIds = None, history_rule: HistoryRule = None,
+        history: HistoryIds = None, history_rule: HistoryRule = None, budget: Dollars = None,
         test_timeout: TestTimeout = None,
     ) -> None:
         """Compare summarizer backbones with the prompt, agent, histories and snapshots fixed."""
@@ -318,7 +325,7 @@ def _register_sweeps(app: typer.Typer) -> None:
                      temperature, test_timeout)
         how = Execution(store or default_store(), workers, per_provider, backend, executor,
                         ray_address, repo_mirror, dry_run, base_image=base_image,
-                        call_deadline=call_deadline)
+                        call_deadline=call_deadline, budget=Budget.of(budget))
         raise typer.Exit(sweep_command(plan, run, how, console,
                                        HistoryChoice.parse(history, history_rule)))
 
@@ -336,7 +343,7 @@ def _register_sweeps(app: typer.Typer) -> None:
         ray_address: RayAddress = None, run: RunName = None, dry_run: DryRun = False,
         store: StorePath = None, repo_mirror: Mirrors = None, base_image: BaseImage = None,
         prompt_sources: PromptSources = None, call_deadline: CallDeadline = None,
-        history: HistoryIds = None, history_rule: HistoryRule = None,
+        history: HistoryIds = None, history_rule: HistoryRule = None, budget: Dollars = None,
         test_timeout: TestTimeout = None,
     ) -> None:
         """Compare compaction prompts with the summarizer model fixed."""
@@ -347,7 +354,7 @@ def _register_sweeps(app: typer.Typer) -> None:
                      agent_model, carrier, steps, prompt_sources, temperature, test_timeout)
         how = Execution(store or default_store(), workers, per_provider, backend, executor,
                         ray_address, repo_mirror, dry_run, base_image=base_image,
-                        call_deadline=call_deadline)
+                        call_deadline=call_deadline, budget=Budget.of(budget))
         raise typer.Exit(sweep_command(plan, run, how, console,
                                        HistoryChoice.parse(history, history_rule)))
 
@@ -359,12 +366,13 @@ def _register_follow_ups(app: typer.Typer) -> None:
         backend: Backend = None, executor: Executor = "local", ray_address: RayAddress = None,
         dry_run: DryRun = False, store: StorePath = None, repo_mirror: Mirrors = None,
         base_image: BaseImage = None, call_deadline: CallDeadline = None,
-        test_timeout: TestTimeout = None,
+        test_timeout: TestTimeout = None, budget: Dollars = None,
     ) -> None:
         """Re-run every damaged pair twice more (seeds 1, 2): stable damage or seed-variable."""
         how = Execution(store or default_store(), workers, per_provider, backend, executor,
                         ray_address, repo_mirror, dry_run, base_image=base_image,
-                        call_deadline=call_deadline, test_timeout=test_timeout)
+                        call_deadline=call_deadline, test_timeout=test_timeout,
+                        budget=Budget.of(budget))
         raise typer.Exit(confirm_command(run, how, console))
 
     @app.command()

@@ -48,7 +48,7 @@ _ADHOC = re.compile(
     r"(?:\?(?P<settings>\S+))?"
 )
 SETTINGS = ("timeout", "deadline", "tool_choice", "temperature", "max_tokens", "context_window",
-            "price_in", "price_out", "price_cached_in")
+            "price_in", "price_out", "price_cached_in", "label")
 EXTRA = "extra_body."
 _OFFICIAL = {
     "openai": ("https://api.openai.com/v1", "OPENAI_API_KEY"),

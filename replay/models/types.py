@@ -68,6 +68,7 @@ class ModelSpec(BaseModel):
     timeout: float | None = Field(default=None, gt=0)
     tool_choice: ToolChoice | None = None
     extra_body: dict[str, Any] = Field(default_factory=dict)
+    label: str = ""  # a short name for reports (never part of a request or a cache key)
 
     @field_validator("base_url")
     @classmethod

@@ -9,17 +9,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from replay.core.files import write_atomic
-from replay.report.histories import HISTORY_COLUMNS, history_rows
-from replay.report.spend import run_spend, spend_markdown
+from replay.measures.statistics import wilson
+from replay.report.costs import cost_sums
+from replay.report.markdown import to_markdown
+from replay.report.pairs import damage_rows, damage_verdict, pairs_of, retention_rows
+from replay.report.plots import plots
+from replay.report.spend import run_spend
 from replay.report.tables import (
-    DIAGNOSTICS,
+    RETENTION_NOTE,
     Report,
     _fraction,
     code,
     diagnostics,
     headers,
-    retention_text,
-    timed_out_line,
+    retention_interval,
 )
 from replay.store import Store
 
@@ -31,66 +34,42 @@ COLORS = {"preserved": "#4caf50", "damaged": "#e53935", "rescued": "#42a5f5",
           "error": "#8e24aa"}
 
 
+def _interval(found: Any) -> dict[str, float] | None:
+    return None if found is None else found.to_json()
+
+
 def to_json(report: Report) -> dict[str, Any]:
-    """The report as one JSON document."""
+    """The report as one JSON document: every rate with its 95% interval (`*_interval`, Wilson
+    for proportions, bootstrap for retention means), the pairs, the cost sums."""
+    pairs = pairs_of(report, report.names)
     return {
         "run": report.run, "plan": json.loads(report.plan.model_dump_json()),
+        "names": report.names, "shared": report.shared,
         "outcomes": [{**asdict(outcome), "code": code(outcome)}
                      for outcome in report.outcomes.values()],
-        "rates": [{**asdict(rate), "rate": rate.rate} for rate in report.rates],
+        "rates": [{**asdict(rate), "rate": rate.rate,
+                   "rate_interval": _interval(wilson(rate.damaged, rate.pre_pass)),
+                   "stable_interval": None if rate.unconfirmed else _interval(
+                       wilson(rate.stable, rate.pre_pass)),
+                   "retention_interval": _interval(retention_interval(report,
+                                                                      [rate.summarizer]))}
+                  for rate in report.rates],
         "retention": [{"instance": instance, "summarizer": summarizer, "seed": seed,
                        "share": share}
                       for (instance, summarizer, seed), share in report.retention.items()],
-        "prompts": [asdict(row) for row in report.prompts],
+        "prompts": [{**asdict(row), "post_pass_interval": _interval(
+                        wilson(row.post_pass, row.pre_pass)),
+                     "retention_interval": _interval(retention_interval(report,
+                                                                        row.summarizers))}
+                    for row in report.prompts],
+        "pairs": {"kind": pairs.kind, "verdict": damage_verdict(pairs),
+                  "damage": damage_rows(pairs, everything=True),
+                  "retention": retention_rows(pairs, everything=True)},
+        "intervals": {"proportions": "Wilson score, 95%", "means": RETENTION_NOTE},
         "cells": diagnostics(report),
+        "cost": cost_sums(report.cells, report.names),
         "spend": run_spend(report.cells).to_json(),
     }
-
-
-def to_markdown(report: Report) -> str:
-    """The report as Markdown tables."""
-    lines = [f"# Run {report.run}", "",
-             f"{report.plan.kind} sweep; agent {report.plan.agent}; carrier "
-             f"{report.plan.carrier}; {report.plan.steps} steps; temperature "
-             f"{report.plan.temperature:g}.", "", "## Outcomes", ""]
-    lines += _md_table(["instance", *report.plan.summarizers],
-                       [[instance, *(code(report.outcomes[(instance, s)])
-                                     for s in report.plan.summarizers)]
-                        for instance in report.plan.instances])
-    lines += ["", "P preserved, D damaged (D! stable, D~ seed-variable, D? confirming), "
-              "R rescued, U unsolved, X excluded, - unevaluated, E error."]
-    if (line := timed_out_line(report)) is not None:
-        lines += ["", line + "."]
-    if report.plan.histories:
-        lines += ["", "## Histories", ""]
-        lines += _md_table(list(HISTORY_COLUMNS), [[row[c] for c in HISTORY_COLUMNS]
-                                                   for row in history_rows(report.plan)])
-    lines += ["", "## Task damage", ""]
-    lines += _md_table(["summarizer", "damaged / PRE-pass", "stable", "seed-variable",
-                        "unconfirmed", "retention"],
-                       [[r.summarizer, _fraction(r.damaged, r.pre_pass), r.stable,
-                         r.seed_variable, r.unconfirmed, retention_text(r.retention)]
-                        for r in report.rates])
-    lines += ["", "Retention: mean share of the recurring details of the history that the "
-              "seed-0 summaries keep (`replay retention`).", "", "## Prompts", ""]
-    lines += _md_table(["prompt", "summarizers", "POST pass / PRE-pass", "retention"],
-                       [[row.prompt, ", ".join(row.summarizers),
-                         _fraction(row.post_pass, row.pre_pass), retention_text(row.retention)]
-                        for row in report.prompts])
-    lines += ["", "## Cost", "", *spend_markdown(run_spend(report.cells))]
-    lines += ["", "## Diagnostics", ""]
-    rows = diagnostics(report)
-    lines += _md_table(list(DIAGNOSTICS), [[row[c] for c in DIAGNOSTICS] for row in rows])
-    return "\n".join(lines) + "\n"
-
-
-def _md_table(header: list[str], rows: list[list[Any]]) -> list[str]:
-    def cell(value: Any) -> str:
-        return str(value).replace("|", "\\|")
-
-    return ["| " + " | ".join(map(cell, header)) + " |",
-            "|" + "---|" * len(header),
-            *("| " + " | ".join(map(cell, row)) + " |" for row in rows)]
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:
@@ -169,18 +148,22 @@ def heatmap(report: Report, path: Path) -> Path:
 
 
 def write(report: Report, folder: Path) -> list[Path]:
-    """Write JSON, CSV (outcomes and cells), Markdown and the heatmap PNG into `folder`."""
+    """Write JSON, CSV (outcomes, cells and pairs), Markdown, the heatmap and the plots (PNG)
+    into `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
     outcome_rows = [{"instance": o.instance_id, "summarizer": o.summarizer, "label": o.label,
                      "code": code(o), "pre": o.pre, "post": o.post,
                      "confirmation": o.confirmation or "", "cause": o.cause or "",
                      "refused": o.refused or "", "timed_out": o.timed_out or ""}
                     for o in report.outcomes.values()]
+    pairs = pairs_of(report, report.names)
     texts = {"report.json": json.dumps(to_json(report), indent=1),
              "outcomes.csv": _csv(outcome_rows), "cells.csv": _csv(diagnostics(report)),
+             "pairs.csv": _csv(damage_rows(pairs, everything=True)),
              "report.md": to_markdown(report)}
     paths = [write_atomic(folder / name, text.encode()) for name, text in texts.items()]
     paths.append(heatmap(report, folder / "heatmap.png"))
+    paths += [write_atomic(folder / name, data) for name, data in plots(report).items()]
     return paths
 
 

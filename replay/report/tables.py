@@ -15,7 +15,11 @@ from rich.text import Text
 
 from replay.compaction.summarize import parse_summarizer
 from replay.measures.runs import kept_scores, summarizer_means
+from replay.measures.statistics import BOOTSTRAP_NOTE, Interval, bootstrap_mean, rate_text
+from replay.report.costs import COST_COLUMNS, cell_cost, cost_sums, cost_table
 from replay.report.histories import histories_table
+from replay.report.names import display_names, legend_lines
+from replay.report.pairs import pairs_of, render_pairs
 from replay.report.spend import run_spend, spend_line
 from replay.store import Store
 from replay.sweep.labels import PRE_PASS, Outcome, outcomes, validations
@@ -32,6 +36,12 @@ LEGEND = ("P preserved  D damaged (! stable, ~ seed-variable, ? confirming)  R r
           "which)")
 TIMED_OUT_MARK = "T"  # a cell of the pair had its tests time out (see Outcome.timed_out)
 TIMED_OUT_LEGEND = "T tests timed out (a failing run of the agent's tree)"  # when a cell did
+RATE_NOTE = ("k/n (rate, low-high%): the rate and its 95% Wilson score interval; n counts the "
+             "instances PRE passed; stable damage shows once `replay confirm` has confirmed "
+             "every damaged pair")
+RETENTION_NOTE = ("retention: the mean score of the seed-0 summaries (low-high%: its 95% "
+                  "interval, " + BOOTSTRAP_NOTE.format(units="the summaries scored")
+                  + "; n: summaries scored)")
 
 
 STYLES = {"preserved": "green", "damaged": "bold red", "rescued": "cyan", "unsolved": "yellow",
@@ -39,8 +49,8 @@ STYLES = {"preserved": "green", "damaged": "bold red", "rescued": "cyan", "unsol
 
 
 DIAGNOSTICS = ("instance", "arm", "summarizer", "seed", "result", "steps", "actions", "exit",
-               "repeated_reads", "tests_run", "files_edited", "summary_files", "summary_tokens",
-               "retention", "refused", "timed_out")
+               "repeated_reads", "tests_run", "files_edited", "summary_files",
+               "summary_identifiers", "retention", "refused", "timed_out", *COST_COLUMNS)
 
 
 @dataclass
@@ -83,6 +93,12 @@ class Report:
     rates: list[Rate]
     prompts: list[PromptRow]
     retention: dict[tuple[str, str, int], float | None] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)  # summarizer -> its column name
+    shared: str = ""  # what the columns share, said once (`model X`, `prompt P`)
+
+    def shown(self, summarizer: str) -> str:
+        """The column name of `summarizer`."""
+        return self.names.get(summarizer, summarizer)
 
 
 def build(store: Store, run: str) -> Report:
@@ -116,9 +132,10 @@ def build(store: Store, run: str) -> Report:
         rate.retention = by_summarizer.get(rate.summarizer)
     for row in prompts.values():
         row.retention = by_prompt.get(row.prompt)
+    names, shared = display_names(plan.summarizers, plan.kind)
     return Report(run, plan, found, cells, list(rates.values()), list(prompts.values()),
                   {(r["instance_id"], r["summarizer"], r["seed_index"]): r["share"]
-                   for r in scores})
+                   for r in scores}, names, shared)
 
 
 def code(outcome: Outcome) -> str:
@@ -132,15 +149,28 @@ def _fraction(part: int, whole: int) -> str:
     return f"{part}/{whole} ({100 * part / whole:.1f}%)" if whole else f"{part}/0"
 
 
-def retention_text(found: tuple[Any, ...] | None) -> str:
-    """A retention mean with its count and its references' mean size and source:
-    `78.4% (n=3, size 41, source suite)`; `-` when not scored."""
+def retention_text(found: tuple[Any, ...] | None, interval: Interval | None = None) -> str:
+    """A retention mean with its interval, its count and its references' mean size and source:
+    `78.4% (61.0-90.2%, n=3, size 41, source suite)`; `-` when not scored."""
     if found is None:
         return "-"
     value, scored, empty = found[:3]
     shown = "-" if value is None else f"{100 * value:.1f}%"
+    spread = f"{100 * interval.low:.1f}-{100 * interval.high:.1f}%, " if interval else ""
     reference = f", size {found[3]:.0f}, source {found[4]}" if len(found) > 4 and found[3] else ""
-    return f"{shown} (n={scored}" + (f", {empty} empty" if empty else "") + reference + ")"
+    return (f"{shown} ({spread}n={scored}" + (f", {empty} empty" if empty else "") + reference
+            + ")")
+
+
+def stable_text(rate: Rate) -> str:
+    """Stable damage with its interval, once every damaged pair is confirmed (`-` before)."""
+    return "-" if rate.unconfirmed else rate_text(rate.stable, rate.pre_pass)
+
+
+def retention_interval(report: Report, summarizers: list[str]) -> Interval | None:
+    """The bootstrap interval of the mean retention of the seed-0 summaries of `summarizers`."""
+    return bootstrap_mean([share for (_, s, seed), share in sorted(report.retention.items())
+                           if s in summarizers and seed == 0 and share is not None])
 
 
 def diagnostics(report: Report) -> list[dict[str, Any]]:
@@ -158,10 +188,11 @@ def diagnostics(report: Report) -> list[dict[str, Any]]:
             "repeated_reads": found.get("repeated_reads"), "tests_run": found.get("tests_run"),
             "files_edited": len(found.get("files_edited") or []),
             "summary_files": "/".join(map(str, summary["target_files"])) if summary else "",
-            "summary_tokens": "/".join(map(str, summary["gold_tokens"])) if summary else "",
+            "summary_identifiers": "/".join(map(str, summary["gold_tokens"])) if summary else "",
             "retention": _share_text(report.retention, cell),
             "refused": result.refused or "",
             "timed_out": "" if result.timed_out is None else f"{result.timed_out:g} s",
+            **cell_cost(result),
             "error": result.error or "",
         })
     return rows
@@ -176,21 +207,8 @@ def _share_text(shares: dict[tuple[str, str, int], float | None], cell: CellId) 
 
 
 def headers(report: Report) -> tuple[dict[str, str], str]:
-    """Short column names for the summarizers, and what they share: the prompt of a prompt
-    sweep heads its columns (the model goes in the title), the backbone of a backbone sweep
-    (the prompt in the title); baselines and fused names keep theirs."""
-    names = {s: parse_summarizer(s) for s in report.plan.summarizers}
-    plain = {s: n for s, n in names.items() if n.backbone and n.prompt and n.fused is None}
-    backbones = {n.backbone for n in plain.values()}
-    prompts = {n.prompt for n in plain.values()}
-    by_prompt = len(backbones) == 1 and (len(prompts) > 1 or report.plan.kind == "prompt")
-    if plain and (by_prompt or len(prompts) == 1):
-        short = {s: str(n.prompt if by_prompt else n.backbone) for s, n in plain.items()}
-        found = {s: short.get(s, s) for s in report.plan.summarizers}
-        if len(set(found.values())) == len(found):
-            shared = f"model {backbones.pop()}" if by_prompt else f"prompt {prompts.pop()}"
-            return found, shared
-    return {s: s for s in report.plan.summarizers}, ""
+    """The column names of the summarizers, and what they share (see `replay.report.names`)."""
+    return {s: report.shown(s) for s in report.plan.summarizers}, report.shared
 
 
 def grid_table(report: Report) -> Table:
@@ -216,34 +234,28 @@ def _texts(*values: object) -> list[Text]:
 
 
 def render(report: Report, console: Console, cells: bool = False) -> None:
-    """Print the grid, the histories, the damage rates, the prompt table and (with `cells`)
-    the diagnostics."""
+    """Print the grid, the histories, the damage rates, the prompt table, the pairs, the cost
+    and (with `cells`) the diagnostics."""
     console.print(grid_table(report))
     console.print(Text(LEGEND, style="dim"))
     if (line := timed_out_line(report)) is not None:
         console.print(Text(line))
+    for line in legend_lines(report.names):
+        console.print(Text(line, style="dim"))
     if report.plan.histories:
         console.print(histories_table(report.plan))
-    rates = Table(title="task damage (damaged / PRE-pass) and detail retention")
-    for column in ("summarizer", "damage", "stable", "seed-variable", "unconfirmed", "refused",
-                   "retention"):
-        rates.add_column(column, overflow="fold")
-    for rate in report.rates:
-        rates.add_row(*_texts(rate.summarizer, _fraction(rate.damaged, rate.pre_pass),
-                              rate.stable, rate.seed_variable, rate.unconfirmed, rate.refused,
-                              retention_text(rate.retention)))
-    console.print(rates)
-    prompts = Table(title="prompts (POST passes / PRE-pass) and detail retention")
-    for column in ("prompt", "summarizers", "POST pass", "retention"):
-        prompts.add_column(column, overflow="fold")
-    for row in report.prompts:
-        prompts.add_row(*_texts(row.prompt, ", ".join(row.summarizers),
-                                _fraction(row.post_pass, row.pre_pass),
-                                retention_text(row.retention)))
-    console.print(prompts)
-    if not report.retention:
+    console.print(rates_table(report))
+    console.print(prompts_table(report))
+    console.print(Text(RATE_NOTE, style="dim"))
+    if report.retention:
+        console.print(Text(RETENTION_NOTE, style="dim"))
+    else:
         console.print(Text(f"retention: `replay retention {report.run}` scores the summaries",
                            style="dim"))
+    render_pairs(pairs_of(report, report.names), console)
+    sums = cost_sums(report.cells, report.names)
+    console.print(cost_table(sums["summarizer"], "summarizer"))
+    console.print(cost_table(sums["arm"], "arm"))
     console.print(Text(spend_line(report.run, run_spend(report.cells))))
     if cells:
         console.print(cells_table(report))
@@ -259,6 +271,34 @@ def timed_out_line(report: Report) -> str | None:
     shown = ", ".join(f"{cell} after {seconds:g} s" for cell, seconds in cells[:5])
     more = f" and {len(cells) - 5} more" if len(cells) > 5 else ""
     return f"{TIMED_OUT_LEGEND}: {len(cells)} cell(s), {shown}{more}"
+
+
+def rates_table(report: Report) -> Table:
+    """Task damage and stable damage per summarizer, with intervals, and retention."""
+    table = Table(title="task damage (damaged / PRE-pass) and detail retention")
+    for column in ("summarizer", "damage", "stable damage", "seed-variable", "unconfirmed",
+                   "refused", "retention"):
+        table.add_column(column, overflow="fold")
+    for rate in report.rates:
+        table.add_row(*_texts(
+            report.shown(rate.summarizer), rate_text(rate.damaged, rate.pre_pass),
+            stable_text(rate), rate.seed_variable, rate.unconfirmed,
+            rate.refused, retention_text(rate.retention,
+                                         retention_interval(report, [rate.summarizer]))))
+    return table
+
+
+def prompts_table(report: Report) -> Table:
+    """POST passes out of PRE-pass per prompt, with intervals, and retention."""
+    table = Table(title="prompts (POST passes / PRE-pass) and detail retention")
+    for column in ("prompt", "summarizers", "POST pass", "retention"):
+        table.add_column(column, overflow="fold")
+    for row in report.prompts:
+        table.add_row(*_texts(row.prompt, ", ".join(map(report.shown, row.summarizers)),
+                              rate_text(row.post_pass, row.pre_pass),
+                              retention_text(row.retention,
+                                             retention_interval(report, row.summarizers))))
+    return table
 
 
 def cells_table(report: Report) -> Table:

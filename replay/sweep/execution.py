@@ -31,6 +31,7 @@ from replay.judge.validate import Validation
 from replay.models.cache import CallCache
 from replay.models.retry import RetryNotice
 from replay.store import Store
+from replay.sweep.budget import Budget
 from replay.sweep.cells import CellTask, Prepared, ValidateTask, kept_result, summary_key
 from replay.sweep.labels import outcomes, validations
 from replay.sweep.plan import CellId, CellResult, load_cells, pending, record_cell
@@ -70,6 +71,7 @@ class SweepResult:
     run: str
     results: list[CellResult] = field(default_factory=list)
     validated: list[Validation] = field(default_factory=list)
+    unstarted: list[CellId] = field(default_factory=list)  # kept from starting by the budget
 
     @property
     def ran(self) -> int:
@@ -96,9 +98,25 @@ class SweepResult:
         return [result for result in self.results if result.status == "error"]
 
 
+def finished_line(run: str, result: SweepResult, planned: int) -> str:
+    """What a sweep command says it did: the cells it ran, those the store answered, errors;
+    plainly that the cells came from the store when none had to run."""
+    refused = f", {result.refused} ended in a refused request" if result.refused else ""
+    refused += f", {result.timed_out} with tests timed out" if result.timed_out else ""
+    if not result.results and not result.unstarted:
+        return (f"run {run}: all {planned} cell(s) of the plan were already in the store: "
+                "nothing ran, no model was called")
+    if result.results and result.kept == len(result.results):
+        return (f"run {run}: {result.kept} cell(s) came from the store (kept from earlier "
+                f"runs): nothing ran{refused}")
+    return (f"run {run}: {len(result.results)} cell(s) finished: {result.ran} run, "
+            f"{result.kept} kept from the store, {len(result.errors)} error(s){refused}")
+
+
 def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, executor: Executor,
-            progress: Progress) -> SweepResult:
-    """Run the plan's pending cells (see the module docstring)."""
+            progress: Progress, budget: Budget | None = None) -> SweepResult:
+    """Run the plan's pending cells (see the module docstring); each cell that runs records
+    the dry run's estimate of its cost, and `budget` (shared with the executor) hears of it."""
     plan = prepared.plan
     outcome = SweepResult(run)
     cells = load_cells(store, run)
@@ -108,7 +126,7 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
                  if (found := store.validation(ident, plan.backend)) is None
                  or found["status"] == "error"]
     tests = [ValidateTask(i, plan.test_timeout) for i in unchecked]
-    for finished in _run(executor, tests, progress):
+    for finished in _run(executor, tests, progress, outcome):
         if finished.export is not None:
             ingest(store, cache, finished.export)
         verdict = finished.result
@@ -129,10 +147,14 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
             tasks.append(task)
         else:
             _record(store, run, kept, cells, outcome, progress, prepared, verdicts)
-    for finished in _run(executor, tasks, progress):
+    estimates = {task.cell: task_estimate(prepared, task, store).cost for task in tasks}
+    if budget is not None:
+        budget.expect(estimates)
+    for finished in _run(executor, tasks, progress, outcome):
         if finished.export is not None:
             ingest(store, cache, finished.export)
         assert isinstance(finished.result, CellResult)
+        finished.result.estimate = estimates.get(finished.result.cell, 0.0)
         _record(store, run, finished.result, cells, outcome, progress, prepared, verdicts)
     return outcome
 
@@ -148,8 +170,10 @@ def stale_refusals(prepared: Prepared, cells: dict[CellId, CellResult],
                                               prepared.settings, store) is None]
 
 
-def _run(executor: Executor, tasks: list[Task], progress: Progress) -> Iterable[Finished]:
-    """The tasks' results as they finish, halted ones left out; `Halt` at the end if any was."""
+def _run(executor: Executor, tasks: list[Task], progress: Progress,
+         outcome: SweepResult) -> Iterable[Finished]:
+    """The tasks' results as they finish, halted ones left out and those the budget kept from
+    starting counted in `outcome`; `Halt` at the end if any was halted."""
     if not tasks:
         return
     halted = None
@@ -160,6 +184,8 @@ def _run(executor: Executor, tasks: list[Task], progress: Progress) -> Iterable[
             progress.retrying(task, payload)
         elif payload.halted is not None:
             halted = halted or payload.halted
+        elif payload.unstarted:
+            outcome.unstarted.append(payload.result.cell)
         else:
             yield payload
     if halted is not None:
@@ -206,14 +232,26 @@ def estimate(prepared: Prepared, run: str, store: Store) -> Estimate:
         if kept_result(task, prepared.settings, store) is not None:
             found.kept += 1
             continue
+        one = task_estimate(prepared, task, store)
         found.to_run += 1
-        start = sum(tokens(message) for message in task.history.messages)
-        if cell.arm == "post":
-            start = _summary_estimate(task, store, start, found)
-        steps = prepared.settings.steps
-        agent = prepared.settings.agent
-        input_tokens = sum(start + step * STEP_GROWTH_TOKENS for step in range(steps))
-        _add(found, agent, steps, input_tokens, steps * STEP_OUTPUT_TOKENS)
+        found.summary_calls += one.summary_calls
+        found.agent_calls += one.agent_calls
+        found.input_tokens += one.input_tokens
+        found.output_tokens += one.output_tokens
+        found.cost += one.cost
+        found.unpriced += [alias for alias in one.unpriced if alias not in found.unpriced]
+    return found
+
+
+def task_estimate(prepared: Prepared, task: CellTask, store: Store) -> Estimate:
+    """The model calls, tokens and cost of one cell that runs (upper bounds)."""
+    found = Estimate(cells=1, done=0, kept=0, to_run=1)
+    start = sum(tokens(message) for message in task.history.messages)
+    if task.cell.arm == "post":
+        start = _summary_estimate(task, store, start, found)
+    steps = prepared.settings.steps
+    input_tokens = sum(start + step * STEP_GROWTH_TOKENS for step in range(steps))
+    _add(found, prepared.settings.agent, steps, input_tokens, steps * STEP_OUTPUT_TOKENS)
     return found
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from replay.errors import Halt, InputError
 from replay.judge.validate import Validation
 from replay.models.retry import Breaker
+from replay.sweep.budget import Budget
 from replay.sweep.cells import ValidateTask, fault_text
 from replay.sweep.plan import CellResult
 from replay.sweep.workers import Finished, Gates, Setup, Task, Worker
@@ -33,9 +34,10 @@ EXECUTORS = ("local", "ray")
 class LocalExecutor:
     """N worker threads in this process, each with its own slot, kept for the executor's life."""
 
-    def __init__(self, setup: Setup, workers: int) -> None:
+    def __init__(self, setup: Setup, workers: int, budget: Budget | None = None) -> None:
         self.setup = setup
         self.workers = workers
+        self.budget = budget
         self.gates = Gates(setup.per_provider)
         self.breaker = Breaker()
         self._todo: queue.Queue[Task | None] = queue.Queue()
@@ -89,6 +91,9 @@ class LocalExecutor:
                 if self.breaker.tripped is not None:
                     self._events.put(("finished", task, fault(task, Halt(self.breaker.tripped))))
                     continue
+                if not admitted(self.budget, task):
+                    self._events.put(("finished", task, unstarted(task)))
+                    continue
                 self._events.put(("started", task, None))
                 self._busy.add(slot)
                 try:
@@ -97,6 +102,7 @@ class LocalExecutor:
                     finished = fault(task, exc)
                 finally:
                     self._busy.discard(slot)
+                settle(self.budget, finished)
                 self._events.put(("finished", task, finished))
         finally:
             worker.close()
@@ -119,11 +125,13 @@ class RayExecutor:
     Uses the Ray runtime already initialized in this process if there is one.
     """
 
-    def __init__(self, setup: Setup, workers: int, address: str | None = None) -> None:
+    def __init__(self, setup: Setup, workers: int, address: str | None = None,
+                 budget: Budget | None = None) -> None:
         import ray
 
         self.ray = ray
         self.setup = setup
+        self.budget = budget
         self._owns = not ray.is_initialized()
         if self._owns:
             try:
@@ -149,10 +157,15 @@ class RayExecutor:
                 if not running:
                     return
             while todo and idle:
-                slot, actor = idle.pop(0)
                 task = todo.pop(0)
+                if not admitted(self.budget, task):
+                    yield "finished", task, unstarted(task)
+                    continue
+                slot, actor = idle.pop(0)
                 running[actor.run.remote(task)] = (slot, actor, task)
                 yield "started", task, None
+            if not running:
+                return
             ready, _ = self.ray.wait(list(running), num_returns=1)
             slot, actor, task = running.pop(ready[0])
             try:
@@ -162,6 +175,7 @@ class RayExecutor:
                 self.ray.kill(actor)
                 actor = self.actors[slot] = self._actor.remote(self.setup, slot)
             idle.append((slot, actor))
+            settle(self.budget, finished)
             halted = halted or finished.halted
             yield "finished", task, finished
 
@@ -182,16 +196,34 @@ def fault(task: Task, exc: BaseException) -> Finished:
     return Finished(CellResult(task.cell, "error", error=fault_text(exc)), halted=halted)
 
 
-def make_executor(name: str, setup: Setup, workers: int,
-                  address: str | None = None) -> LocalExecutor | RayExecutor:
-    """The executor called `name` (see EXECUTORS)."""
+def admitted(budget: Budget | None, task: Task) -> bool:
+    """Whether the budget (if any) lets `task` start; validations always start."""
+    return budget is None or isinstance(task, ValidateTask) or budget.admit(task.cell)
+
+
+def settle(budget: Budget | None, finished: Finished) -> None:
+    """Count a finished cell's spend against the budget (if any)."""
+    if budget is not None and isinstance(finished.result, CellResult):
+        budget.settle(finished.result)
+
+
+def unstarted(task: Task) -> Finished:
+    """A cell the budget kept from starting: not to be recorded."""
+    assert not isinstance(task, ValidateTask)
+    return Finished(CellResult(task.cell, "error", error="not started: over the budget"),
+                    unstarted=True)
+
+
+def make_executor(name: str, setup: Setup, workers: int, address: str | None = None,
+                  budget: Budget | None = None) -> LocalExecutor | RayExecutor:
+    """The executor called `name` (see EXECUTORS), keeping to `budget` when one is given."""
     if name == "local":
         if address:
             raise InputError("--ray-address needs --executor ray")
-        return LocalExecutor(setup, workers)
+        return LocalExecutor(setup, workers, budget)
     if name == "ray":
         try:
-            return RayExecutor(setup, workers, address)
+            return RayExecutor(setup, workers, address, budget)
         except ImportError:
             raise InputError("--executor ray needs the `ray` package: pip install ray") from None
     raise InputError(f"unknown executor {name!r}: use one of {', '.join(EXECUTORS)}")

@@ -243,7 +243,8 @@ def save_run(store: Store, name: str, plan: Plan) -> None:
 class CellResult:
     """A cell's result: `done` with passed True/False, or `error` with its cause.
 
-    `spent` counts only model calls made for this cell (not answered from the cache);
+    `spent` counts only model calls made for this cell (not answered from the cache), and
+    `estimate` is what the dry run estimated it would cost at most, when it ran;
     `diagnostics` holds what the report shows per continuation. `refused` says which request
     the server refused for its content, and why, when one did: the summarizer's (the POST
     fails: nothing to continue from), or the agent's (its run ended there; at the first step,
@@ -263,6 +264,7 @@ class CellResult:
     seconds: float = 0.0
     refused: str | None = None
     timed_out: float | None = None
+    estimate: float = 0.0
 
     def record(self) -> dict[str, Any]:
         """The JSON stored with the cell."""

@@ -71,12 +71,13 @@ class Export:
 @dataclass
 class Finished:
     """A task's result (a cell's, or an instance's validation) and, from a remote worker, its
-    export. `halted` is the fault that stopped the command when it interrupted the task: such a
-    result is not to be recorded."""
+    export. `halted` is the fault that stopped the command when it interrupted the task, and
+    `unstarted` says the budget kept the task from starting: such results are not recorded."""
 
     result: CellResult | Validation
     export: Export | None = None
     halted: str | None = None
+    unstarted: bool = False
 
 
 class Gates:

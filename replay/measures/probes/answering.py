@@ -7,7 +7,9 @@ same contexts), brought back by the run's carrier. A summary written by a model 
 generation per sample index 0..G-1; Full, the mechanical baselines and fusions of them are
 deterministic and have one. Each probe is asked `answers` times in each context (sample indexes
 0..A-1) at temperature 0, as one more user message; it never reaches a summarizer or a judge.
-A summary or an answer that fails (a harness fault) is kept as a failure that scores zero.
+A summary or an answer that fails (a harness fault, or a request the server refused for its
+content: a summary refused, a history longer than the answering model's window) is kept as a
+failure that scores zero.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from replay.measures.probes.files import Probe, ProbeSet
 from replay.measures.probes.grading import Grade, grade
 from replay.models.cache import CallCache
 from replay.models.client import ModelClient
+from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec
 from replay.paths import TESTBED
 from replay.store import Store
@@ -148,8 +151,8 @@ def _summary_context(inputs: Inputs, store: Store, clients: Callable[[ModelSpec]
         backbone = None if task.backbone is None else clients(task.backbone)
         judge = None if task.judge is None else clients(task.judge)
         context.summary, summary = make_summary(task, store, backbone, judge)
-    except HarnessError as exc:
-        context.error = f"summary: {type(exc).__name__}: {exc}"
+    except (HarnessError, ModelRefused) as exc:  # a refusal is a failed summary, never a halt
+        context.error = f"summary: {_why(exc)}"
         return context
     context.details = summary.details
     context.messages = post_messages(summary, task.history.messages,
@@ -202,8 +205,13 @@ def _ask(model: ModelClient, request: ChatRequest, sample: int) -> ChatResponse 
     """The reply, or what went wrong when a harness fault kept it away."""
     try:
         return model.complete(request, seed_index=sample)
-    except HarnessError as exc:
-        return f"answer: {type(exc).__name__}: {exc}"
+    except (HarnessError, ModelRefused) as exc:  # e.g. a history longer than the model's window
+        return f"answer: {_why(exc)}"
+
+
+def _why(exc: Exception) -> str:
+    kind = "refused" if isinstance(exc, ModelRefused) else type(exc).__name__
+    return f"{kind}: {exc}"
 
 
 def _answer(context: Context, probe: Probe, sample: int,

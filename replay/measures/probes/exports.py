@@ -12,9 +12,11 @@ from typing import Any
 from replay.core.files import write_atomic
 from replay.measures.probes.answering import Answer, Context
 from replay.measures.probes.scores import HistoryScore, Row
+from replay.measures.statistics import Interval
 
-ROW_COLUMNS = ["method", "cohort", "n", "answers", "failed", "field_accuracy", "all_correct",
-               "input_tokens", "reduction", "not_shorter"]
+ROW_COLUMNS = ["method", "cohort", "n", "answers", "failed", "not_json", "field_accuracy",
+               "field_accuracy_low", "field_accuracy_high", "all_correct", "all_correct_low",
+               "all_correct_high", "input_tokens", "reduction", "not_shorter"]
 ANSWER_COLUMNS = ["instance", "method", "generation", "probe", "sample", "accuracy",
                   "all_correct", "malformed", "input_tokens", "fields", "error"]
 
@@ -50,12 +52,20 @@ def _csv(columns: list[str], records: list[dict[str, Any]]) -> str:
     return buffer.getvalue()
 
 
+def _ends(name: str, interval: Interval | None) -> dict[str, float | None]:
+    """The two ends of a 95% interval as CSV columns (empty for fewer than two histories)."""
+    return {f"{name}_low": interval.low if interval else None,
+            f"{name}_high": interval.high if interval else None}
+
+
 def write(folder: Path, about: dict[str, Any], rows: list[Row], scores: list[HistoryScore],
           contexts: list[Context], answers: list[Answer]) -> list[Path]:
     """Write probes.json, probes.csv (the table) and answers.csv into `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
     document = to_json(about, rows, scores, contexts, answers)
-    row_records = [{**asdict(row), "field_accuracy": row.accuracy,
+    row_records = [{**asdict(row), "field_accuracy": row.accuracy, "not_json": row.malformed,
+                    **_ends("field_accuracy", row.accuracy_interval),
+                    **_ends("all_correct", row.all_correct_interval),
                     "not_shorter": " ".join(row.not_shorter)} for row in rows]
     answer_records = [{**record, "fields": " ".join(f"{name}={int(ok)}" for name, ok
                                                     in record["fields"].items())}

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from replay.measures.probes.answering import FULL, Answer
+from replay.measures.statistics import Interval, bootstrap_mean
 
 
 def mean(values: Iterable[float]) -> float | None:
@@ -37,6 +38,7 @@ class HistoryScore:
     generations: int
     answers: int
     failed: int
+    malformed: int = 0  # replies that were not the JSON asked (they score zero)
 
 
 @dataclass
@@ -53,6 +55,9 @@ class Row:
     input_tokens: float | None
     reduction: float | None
     not_shorter: list[str] = field(default_factory=list)
+    malformed: int = 0
+    accuracy_interval: Interval | None = None  # 95% bootstrap over the histories
+    all_correct_interval: Interval | None = None
 
 
 def history_scores(answers: list[Answer], cohorts: dict[str, str]) -> list[HistoryScore]:
@@ -70,7 +75,8 @@ def history_scores(answers: list[Answer], cohorts: dict[str, str]) -> list[Histo
             mean(mean(a.accuracy for a in run) or 0.0 for run in runs) or 0.0,
             mean(mean(float(a.all_correct) for a in run) or 0.0 for run in runs) or 0.0,
             mean(t for t in tokens if t is not None), len(runs),
-            sum(len(run) for run in runs), sum(a.error is not None for run in runs for a in run)))
+            sum(len(run) for run in runs), sum(a.error is not None for run in runs for a in run),
+            sum(a.grade is not None and a.grade.malformed for run in runs for a in run)))
     return scores
 
 
@@ -93,5 +99,7 @@ def rows(scores: list[HistoryScore], methods: list[str]) -> list[Row]:
                 mean(s.input_tokens for s in group if s.input_tokens is not None),
                 None if method == FULL else mean(1 - s.input_tokens / f for s, f in paired),
                 [] if method == FULL else [s.instance_id for s, f in paired
-                                           if s.input_tokens >= f]))
+                                           if s.input_tokens >= f],
+                sum(s.malformed for s in group), bootstrap_mean([s.accuracy for s in group]),
+                bootstrap_mean([s.all_correct for s in group])))
     return found

@@ -9,6 +9,7 @@ results and the model calls. Retention highlights come from the `retention` tabl
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,9 @@ from typing import Any
 from replay.agent.loop import AgentConfig
 from replay.measures.runs import kept_scores, summarizer_means
 from replay.models.types import Message
+from replay.report.costs import cost_sums
+from replay.report.pairs import damage_rows, damage_verdict, pairs_of, retention_verdict
+from replay.report.plots import plots
 from replay.report.tables import Report, build
 from replay.report.web.calls import Call, agent_calls, summary_calls
 from replay.report.web.traces import Divergence, Step, align, first_divergence, steps_of
@@ -52,19 +56,31 @@ def run_name(path: Path, run: str | None) -> str:
 
 @dataclass
 class GridView:
-    """The grid page: the run's report and its summaries' retention, where scored."""
+    """The grid page: the run's report and its summaries' retention, where scored; the pairs
+    verdicts, the cost by summarizer, and the plots as base64 PNG by name."""
 
     report: Report
     shares: dict[tuple[str, str, int], float | None]
     means: dict[str, tuple[float | None, int, int]]
+    verdicts: list[str] = field(default_factory=list)
+    differing: list[dict[str, Any]] = field(default_factory=list)
+    costs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    plots: dict[str, str] = field(default_factory=dict)
 
 
 def grid_view(store: Store, run: str) -> GridView:
     """The report of run `run` with the retention scores `replay retention` kept for it."""
     scores = kept_scores(store, run)
-    return GridView(build(store, run),
+    report = build(store, run)
+    pairs = pairs_of(report, report.names)
+    sums = cost_sums(report.cells, report.names)["summarizer"]
+    return GridView(report,
                     {(r["instance_id"], r["summarizer"], r["seed_index"]): r["share"]
-                     for r in scores}, summarizer_means(scores))
+                     for r in scores}, summarizer_means(scores),
+                    [line for line in (damage_verdict(pairs), retention_verdict(pairs)) if line],
+                    damage_rows(pairs), {row["summarizer"]: row for row in sums},
+                    {name.removesuffix(".png"): base64.b64encode(data).decode()
+                     for name, data in plots(report).items()})
 
 
 @dataclass
@@ -117,6 +133,11 @@ class CellView:
     @property
     def rows(self) -> list[tuple[int, Step | None, Step | None]]:
         return align(self.pre.steps, self.post.steps)
+
+    @property
+    def acted(self) -> bool:
+        """Whether PRE or POST ran any action at all."""
+        return any(step.actions for step in (*self.pre.steps, *self.post.steps))
 
 
 def seeds_of(report: Report, instance: str, summarizer: str) -> list[int]:

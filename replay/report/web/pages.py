@@ -19,8 +19,18 @@ import jinja2
 
 from replay.core.digest import digest
 from replay.core.files import write_atomic
+from replay.measures.statistics import rate_text
 from replay.report.histories import HISTORY_COLUMNS, history_rows
-from replay.report.tables import CODES, Report, code, retention_text
+from replay.report.names import legend_lines
+from replay.report.tables import (
+    CODES,
+    RATE_NOTE,
+    RETENTION_NOTE,
+    Report,
+    code,
+    retention_interval,
+    retention_text,
+)
 from replay.report.web.data import GridView, cell_view, grid_view, seeds_of
 from replay.report.web.highlight import marked, values
 from replay.store import Store
@@ -65,12 +75,6 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
-def _mean(found: tuple[Any, ...] | None) -> str:
-    """A mean retention with how many summaries it is over and its references' size and
-    source, as the report prints it: `78.4% (n=3, size 41, source suite)`; `-` if none."""
-    return retention_text(found)
-
-
 def _verdict(result: CellResult | None) -> str:
     if result is None:
         return "-"
@@ -101,8 +105,11 @@ def environment() -> jinja2.Environment:
     env.globals.update(csp=CSP, codes=CODES, legend=LEGEND, page_name=page_name,
                        sibling=lambda *cell: page_name(*cell).split("/", 1)[1],
                        pre_cell=lambda instance: CellId(instance, "pre", "", 0),
-                       verdict=_verdict, mean=_mean, values=values,
-                       history_rows=history_rows, history_columns=HISTORY_COLUMNS)
+                       verdict=_verdict, values=values,
+                       history_rows=history_rows, history_columns=HISTORY_COLUMNS,
+                       rate_text=rate_text, legend_lines=legend_lines, rate_note=RATE_NOTE,
+                       retention_note=RETENTION_NOTE, retention_text=retention_text,
+                       retention_interval=retention_interval)
     return env
 
 
