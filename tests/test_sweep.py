@@ -31,6 +31,9 @@ from sweep_scripts import (
 
 A, B, C = (f"summ-{x}:claude-code" for x in "abc")
 
+# the five prompts the fixture catalogue pins (hermes needs its code: tests/test_hermes.py)
+FIVE = "claude-code,codex,gemini-cli,opencode,kimi-code"
+
 
 @pytest.fixture
 def setup(tmp_path: Path) -> tuple[Path, Path]:
@@ -84,7 +87,8 @@ def test_backbone_prompt_and_confirm_give_the_labels_the_scripts_imply(
         assert "all 12 cell(s) of the plan were already" in done.stdout and server.count == 21
 
         before = server.count
-        done = replay(env, "prompt", "--summarizer", "summ-a", "--run", "prompts", *common)
+        done = replay(env, "prompt", "--summarizer", "summ-a", "--prompts", FIVE, "--run",
+                      "prompts", *common)
         # PRE and the claude-code column come from the backbone run: 3 + 3 cells kept; the other
         # four prompts make 3 summaries each (gemini-cli 6) and 12 POST continuations
         assert "18 cell(s) finished: 12 run, 6 kept from the store" in done.stdout
@@ -210,8 +214,8 @@ def test_dry_run_shows_the_plan_and_calls_nothing(setup: tuple[Path, Path],
     with ScriptedServer(*summarizer_scripts()) as server:
         env = models_file(tmp_path, server.base_url)
         done = replay(env, "prompt", "--agent-model", "agent", "--summarizer", "summ-a",
-                      "--baseline", "anchor_index", "--store", str(store), "--prompt-sources",
-                      str(catalogue), "--dry-run")
+                      "--prompts", FIVE, "--baseline", "anchor_index", "--store", str(store),
+                      "--prompt-sources", str(catalogue), "--dry-run")
         assert server.count == 0
     # 3 PRE + 3 x (5 prompts + 1 baseline) POST; gemini-cli makes two calls per summary
     assert "cells 21: 0 done, 0 kept in the store, 21 to run" in done.stdout
