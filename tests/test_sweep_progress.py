@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import threading
 from collections import Counter
 
 import pytest
@@ -58,3 +59,24 @@ def test_the_time_left_comes_from_measured_cell_durations() -> None:
     assert lines[1] == ("[cell 2/10] [/x] post m:codex seed 0: fail (agent request refused: "
                         "[bold]too long)")
     assert lines[2].endswith("other pre seed 0: pass (kept)")
+
+
+def test_outside_a_terminal_a_line_comes_while_a_cell_runs_and_an_interrupt_is_told() -> None:
+    """Issue 25: a 9-minute model call printed nothing outside a terminal; an interrupted run
+    exited 130 without a word about what it kept."""
+    task = CellTask(CellId(TALLY, "pre", "", 0), DEMO[TALLY], bundled_history(DEMO[TALLY]))
+    out = io.StringIO()
+    with pytest.raises(KeyboardInterrupt), \
+            SweepProgress(Console(file=out, width=300), 3, heartbeat=0.05) as progress:
+        progress.started(task)
+        for _ in range(200):  # until two beats are out (a busy machine may be slow)
+            if out.getvalue().count("elapsed") >= 2:
+                break
+            threading.Event().wait(0.05)
+        progress.finished(CellResult(task.cell, "done", True, seconds=4), Counter())
+        raise KeyboardInterrupt
+    lines = out.getvalue().splitlines()
+    beats = [line for line in lines if "elapsed, 0/3 cells" in line]
+    assert len(beats) >= 2 and f"running {TALLY} pre seed 0 |" in beats[0]
+    assert lines[-1] == ("interrupted: 1 of 3 cell(s) finished and kept in the store; the same "
+                         "command resumes the others")

@@ -1,5 +1,5 @@
 """`replay models`: every model alias, its endpoint, window, prices, request settings and whether
-its key is set."""
+its key is set; `replay models --check MODEL` tries one model in a few small requests."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from replay.commands.options import console
+from replay.commands.options import console, say
 from replay.models.keys import key_is_set
 from replay.models.registry import load_registry
 from replay.models.types import ModelSpec
@@ -85,6 +85,17 @@ def register(app: typer.Typer) -> None:
         user_file: Annotated[Path | None, typer.Option(
             "--models-file", help="TOML file of aliases adding to or overriding the built-ins.")
         ] = None,
+        check: Annotated[str | None, typer.Option(
+            "--check", help="Try this alias or ad-hoc spec: tool calls, a summary, seeds, "
+                            "its context (exit 1 when tool calls or summaries fail).")] = None,
     ) -> None:
         """List model aliases: provider, endpoint, window, prices, and whether each key is set."""
-        models_command(user_file, console)
+        if check is None:
+            models_command(user_file, console)
+            return
+        from replay.models.check import check_model
+        from replay.models.registry import resolve
+
+        spec = resolve(check, user_file)
+        say(console, f"checking {spec.alias} ({spec.provider}:{spec.model} at {spec.base_url})")
+        raise typer.Exit(0 if check_model(spec, lambda line: say(console, line)) else 1)

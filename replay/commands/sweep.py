@@ -50,6 +50,7 @@ from replay.sweep.confirm import confirm_pairs, fixed_samples
 from replay.sweep.continuation import model_id
 from replay.sweep.execution import estimate, execute, finished_line
 from replay.sweep.executors import make_executor
+from replay.sweep.fit import fitting
 from replay.sweep.histories import choose_histories
 from replay.sweep.plan import (
     DEFAULT_TEMPERATURE,
@@ -93,11 +94,12 @@ class HistoryChoice:
 
     ids: tuple[str, ...] = ()
     rule: str | None = None
+    fit: bool = False  # leave out instances whose history does not fit the agent's context
 
     @classmethod
-    def parse(cls, ids: list[str] | None, rule: str | None) -> HistoryChoice:
+    def parse(cls, ids: list[str] | None, rule: str | None, fit: bool = False) -> HistoryChoice:
         """The choice the command line gives; a malformed rule is bad input."""
-        return cls(tuple(ids or ()), parse_rule(rule).text if rule else None)
+        return cls(tuple(ids or ()), parse_rule(rule).text if rule else None, fit and not ids)
 
 
 def prompt_loader(plan: Plan) -> Callable[[str], PromptText]:
@@ -115,6 +117,9 @@ def sweep_command(plan: Plan, run: str | None, how: Execution, out: Console,
         _check_keys(plan, agent)
     with open_store(how.store) as store:
         instances = choose_instances(plan.suite, plan.dataset, plan.instances, None, None)
+        if histories.fit:
+            instances = fitting(instances, store, histories.rule, agent, lambda s: say(out, s))
+            plan = plan.model_copy(update={"instances": tuple(i.instance_id for i in instances)})
         plan = plan.model_copy(update={"histories": choose_histories(
             instances, store, histories.ids, histories.rule)})
         name = run or plan.default_name()
@@ -269,6 +274,11 @@ def _plan(kind: str, summarizers: list[str], suite: str, dataset: str | None,
 
 AgentModel = Annotated[str, typer.Option(
     help="The continuation agent: an alias or PROVIDER:MODEL[@URL][#KEY_ENV].")]
+# The main job's default model: the embedded GGUF model (models.toml), which needs no key.
+DEFAULT_MODEL = "smollm2"
+DefaultAgent = Annotated[str, typer.Option(
+    help="The continuation agent: an alias or PROVIDER:MODEL[@URL][#KEY_ENV] (default the "
+         "embedded model).")]
 Carrier = Annotated[str, typer.Option(help="summary-only or native.")]
 Steps = Annotated[int, typer.Option(min=1, help="Step limit of every continuation.")]
 Temperature = Annotated[float, typer.Option(
@@ -304,9 +314,10 @@ def register(app: typer.Typer) -> None:
 def _register_sweeps(app: typer.Typer) -> None:
     @app.command()
     def backbone(
-        agent_model: AgentModel,
-        model: Annotated[list[str], typer.Option(
-            help="Summarizer backbone: an alias or ad-hoc spec (repeatable).")],
+        agent_model: DefaultAgent = DEFAULT_MODEL,
+        model: Annotated[list[str] | None, typer.Option(
+            help="Summarizer backbone: an alias or ad-hoc spec (repeatable; default the "
+                 "embedded model).")] = None,
         prompt: Annotated[str, typer.Option(help="The fixed compaction prompt.")] = "claude-code",
         baseline: Baselines = None, suite: Suite = "demo", dataset: Dataset = None,
         instance: Ids = None, filter_: Pattern = None, slice_: Span = None,
@@ -320,14 +331,16 @@ def _register_sweeps(app: typer.Typer) -> None:
         test_timeout: TestTimeout = None,
     ) -> None:
         """Compare summarizer backbones with the prompt, agent, histories and snapshots fixed."""
-        plan = _plan("backbone", _summarizers(model, prompt, baseline or []), suite, dataset,
+        plan = _plan("backbone", _summarizers(model or [DEFAULT_MODEL], prompt, baseline or []),
+                     suite, dataset,
                      instance, filter_, slice_, agent_model, carrier, steps, prompt_sources,
                      temperature, test_timeout)
         how = Execution(store or default_store(), workers, per_provider, backend, executor,
                         ray_address, repo_mirror, dry_run, base_image=base_image,
                         call_deadline=call_deadline, budget=Budget.of(budget))
+        fit = not (instance or filter_ or slice_)
         raise typer.Exit(sweep_command(plan, run, how, console,
-                                       HistoryChoice.parse(history, history_rule)))
+                                       HistoryChoice.parse(history, history_rule, fit)))
 
     @app.command("prompt")
     def prompt_sweep(

@@ -14,7 +14,10 @@ Each production prompt is used the way its agent uses it, as far as REFERENCE.md
 - hermes, hermes-h: Hermes' own compressor code builds one user message from the serialized
   history (`replay.compaction.hermes`); hermes-h is the study's budgeted H, whose summary scores
   zero when it does not fit its allowance in three attempts.
-The agent's tool schemas go with every request so that the history's tool calls stay valid.
+The agent's tool schemas go with every request so that the history's tool calls stay valid,
+with tool_choice "none": a summary is text, whatever tool_choice the model's spec sets for the
+agent. Each request asks for at most `SUMMARY_MAX_TOKENS` (a model's own `max_tokens` setting
+wins); a reply cut off there (`finish_reason` length) marks the summary `truncated`.
 """
 
 from __future__ import annotations
@@ -39,6 +42,11 @@ GEMINI_CHECK = ("Critically evaluate the <state_snapshot> you just generated aga
                 "conversation. Did you omit any specific technical detail, file path, error "
                 "message, test result or open step? Reply with the complete, improved "
                 "<state_snapshot> only.")
+# The summarizers' output cap: the longest template of the five prompts (Claude Code's nine
+# sections) is written in well under 4,000 tokens by the models of the study; twice that leaves
+# room, while a model that rambles (SmolLM2 filled its 8k context twice, 400 s each) is stopped.
+SUMMARY_MAX_TOKENS = 8192
+CUT_OFF = ("length", "max_tokens")  # finish reasons of a reply stopped by its output cap
 FUSED = re.compile(r"(?P<base>.+?)\+top:(?P<top>\d+)(?:@(?P<judge>.+))?")
 
 
@@ -111,7 +119,8 @@ class Summary:
     """What a summarizer produced, and what it cost.
 
     `messages` is set only by observation-masking, whose output is a message list to continue
-    from rather than a text. `details` holds what a fused summary reports (units, lengths,
+    from rather than a text. `details` holds `truncated` when a reply was cut off by its output
+    cap, and what a fused summary reports (units, lengths,
     budgets; see `replay.compaction.fusion`).
     """
 
@@ -158,7 +167,7 @@ def _fused_summary(history: list[Message], name: str, fused: Fused, prompt: Prom
     fusion = fuse(history, base.text, fused.top, judge)
     summary = Summary(name, fusion.text, requests=list(base.requests),
                       input_tokens=base.input_tokens, output_tokens=base.output_tokens,
-                      cost=base.cost, details=fusion.details)
+                      cost=base.cost, details={**base.details, **fusion.details})
     if fusion.judge_request is not None and fusion.judge_response is not None:
         summary.requests.append(fusion.judge_request)
         summary.input_tokens += fusion.judge_response.usage.input_tokens
@@ -220,8 +229,11 @@ def _part(prompt: PromptText, *roles: str) -> str:
 def _call(model: Model, messages: list[Message], summary: Summary, seed_index: int,
           temperature: float, tools: list[dict[str, Any]] | None = None) -> str:
     request = ChatRequest(messages=messages, tools=TOOLS if tools is None else tools,
-                          temperature=temperature)
+                          temperature=temperature, max_tokens=SUMMARY_MAX_TOKENS,
+                          tool_choice="none")
     response = model.complete(request, seed_index=seed_index)
+    if response.finish_reason in CUT_OFF:
+        summary.details["truncated"] = True
     summary.requests.append(request)
     summary.input_tokens += response.usage.input_tokens
     summary.output_tokens += response.usage.output_tokens

@@ -39,11 +39,16 @@ class ClientStats(Spend):
 
 
 def make_provider(spec: ModelSpec) -> Provider:
-    """The HTTP provider for `spec`; raises `InputError` when its key variable is unset."""
+    """The provider for `spec` (HTTP, or llama.cpp in process for gguf); raises `InputError`
+    when its key variable is unset or its GGUF file cannot be loaded."""
     if spec.provider == "anthropic":
         from replay.models.anthropic import AnthropicProvider
 
         return AnthropicProvider(spec)
+    if spec.provider == "gguf":
+        from replay.models.gguf import GGUFProvider
+
+        return GGUFProvider(spec)
     from replay.models.openai import OpenAIProvider
 
     return OpenAIProvider(spec)
@@ -52,14 +57,15 @@ def make_provider(spec: ModelSpec) -> Provider:
 def settled(spec: ModelSpec, request: ChatRequest, seed_index: int) -> ChatRequest:
     """`request` as it goes to `spec`: the spec's temperature and max_tokens win over the
     request's, its tool_choice goes with the tools and its extra body fields are added; an
-    OpenAI-compatible server gets the sample index as its `seed` (Anthropic's API has none)."""
+    OpenAI-compatible server and a GGUF model get the sample index as their `seed` (Anthropic's
+    API has none)."""
     update: dict[str, object] = {name: getattr(spec, name) for name in ("temperature", "max_tokens")
                                  if getattr(spec, name) is not None}
     if spec.tool_choice is not None and request.tools and request.tool_choice is None:
         update["tool_choice"] = spec.tool_choice
     if spec.extra_body:
         update["extra_body"] = {**spec.extra_body, **request.extra_body}
-    if spec.provider == "openai" and request.seed is None:
+    if spec.provider in ("openai", "gguf") and request.seed is None:
         update["seed"] = seed_index
     return request.model_copy(update=update)
 

@@ -24,6 +24,12 @@ read as JSON when it is JSON, else as text). Examples:
     anthropic:claude-opus-4-1-20250805
 
 Ad-hoc specs have no context window and zero prices unless their settings give them.
+
+A local GGUF file runs in process (`replay.models.gguf`): `gguf:PATH[?SETTING=VALUE&...]`, with
+the settings above and `n_ctx` (the context it is loaded with: its context window), `threads`,
+`parallel`, `gpu_layers`, `chat_template`, e.g.
+
+    gguf:/models/qwen2.5-coder-7b-instruct-q4_k_m.gguf?n_ctx=32768&threads=8
 """
 
 from __future__ import annotations
@@ -54,6 +60,8 @@ _OFFICIAL = {
     "openai": ("https://api.openai.com/v1", "OPENAI_API_KEY"),
     "anthropic": ("https://api.anthropic.com/v1", "ANTHROPIC_API_KEY"),
 }
+_GGUF = re.compile(r"gguf:(?P<path>[^?\s]+)(?:\?(?P<settings>\S+))?")
+GGUF_SETTINGS = ("n_ctx", "threads", "parallel", "gpu_layers", "chat_template")
 _GRAMMAR = ("PROVIDER:MODEL[@BASE_URL][#KEY_ENV][?SETTING=VALUE&...], e.g. "
             "openai:Qwen2.5-7B@http://127.0.0.1:8000/v1")
 
@@ -87,6 +95,8 @@ def resolve(name: str, user_file: Path | None = None) -> ModelSpec:
         return registry[name]
     if name.startswith(tuple(f"{provider}:" for provider in _OFFICIAL)):
         return parse_adhoc(name)
+    if name.startswith("gguf:"):
+        return parse_gguf(name)
     close = difflib.get_close_matches(name, list(registry), n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     raise InputError(
@@ -114,6 +124,25 @@ def parse_adhoc(text: str) -> ModelSpec:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"])
         raise InputError(f"model {text.strip()!r}: setting {field}: {first['msg']}") from None
+
+
+def parse_gguf(text: str) -> ModelSpec:
+    """A spec from `gguf:PATH[?SETTING=VALUE&...]` (see the module docstring)."""
+    match = _GGUF.fullmatch(text.strip())
+    if match is None:
+        raise InputError(f"not a GGUF model spec: {text!r}; expected gguf:PATH[?n_ctx=N&...]")
+    pairs = [pair.partition("=") for pair in filter(None, (match["settings"] or "").split("&"))]
+    local = {"context_window" if name == "n_ctx" else name: value
+             for name, _, value in pairs if name in GGUF_SETTINGS and value}
+    rest = "&".join(f"{name}={value}" for name, _, value in pairs if name not in GGUF_SETTINGS)
+    fields = {"alias": text.strip(), "provider": "gguf", "path": match["path"], **local,
+              **_settings(text.strip(), rest)}
+    try:
+        return ModelSpec.model_validate(fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "path"
+        raise InputError(f"model {text.strip()!r}: {field}: {first['msg']}") from None
 
 
 def _settings(text: str, query: str) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Message = dict[str, Any]
 Tool = dict[str, Any]
@@ -24,11 +24,12 @@ ToolChoice = Literal["auto", "required", "none"]
 # prompt caching docs, for every model); for OpenAI-compatible servers 0.5, the discount OpenAI
 # announced with automatic prompt caching (newer models and other providers publish their own
 # rates: the built-in aliases set them).
-CACHE_READ_SHARE = {"anthropic": 0.1, "openai": 0.5}
+CACHE_READ_SHARE = {"anthropic": 0.1, "openai": 0.5, "gguf": 0.0}
 # What input written to the prompt cache costs, as a share of `price_in`: Anthropic bills its
 # 5-minute cache writes at 1.25x; OpenAI-compatible servers cache automatically and report no
 # writes.
-CACHE_WRITE_SHARE = {"anthropic": 1.25, "openai": 1.0}
+CACHE_WRITE_SHARE = {"anthropic": 1.25, "openai": 1.0, "gguf": 1.0}
+GGUF_FIELDS = ("path", "threads", "parallel", "gpu_layers", "chat_template")
 
 
 class ModelSpec(BaseModel):
@@ -49,12 +50,18 @@ class ModelSpec(BaseModel):
     servers, llama.cpp among them, ignore tools without it); `extra_body` fields are added to
     every request body as they are (`top_k`, `chat_template_kwargs`, ...), and may not name a
     field replay sets itself (`OWN_FIELDS`).
+
+    Provider `gguf` is a GGUF file run in process by llama.cpp (`replay.models.gguf`): `path`
+    is the file (or `package:MODULE/FILE` inside an installed package), `context_window` the
+    context it is loaded with, `threads`, `parallel` (requests decoded at once), `gpu_layers`
+    and `chat_template` (a bundled template's name or a file; default the model's own) how it
+    runs. Its `base_url` is `gguf://FILE?n_ctx=N` and `model` the file's stem unless given.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     alias: str = Field(min_length=1)
-    provider: Literal["openai", "anthropic"]
+    provider: Literal["openai", "anthropic", "gguf"]
     model: str = Field(min_length=1)
     base_url: str
     key_env: str = ""
@@ -69,10 +76,36 @@ class ModelSpec(BaseModel):
     tool_choice: ToolChoice | None = None
     extra_body: dict[str, Any] = Field(default_factory=dict)
     label: str = ""  # a short name for reports (never part of a request or a cache key)
+    path: str | None = None
+    threads: int | None = Field(default=None, gt=0)
+    parallel: int | None = Field(default=None, gt=0)
+    gpu_layers: int | None = Field(default=None, ge=0)
+    chat_template: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _local_file(cls, data: Any) -> Any:
+        """A gguf spec names its file; its model and base URL follow from it."""
+        if not isinstance(data, dict):
+            return data
+        if data.get("provider") != "gguf":
+            given = sorted(name for name in GGUF_FIELDS if data.get(name) is not None)
+            if given:
+                raise ValueError(f"{', '.join(given)}: only for provider gguf")
+            return data
+        path = data.get("path")
+        if not isinstance(path, str) or not path.strip():
+            raise ValueError("provider gguf needs path (the GGUF file)")
+        name = path.rstrip("/").rpartition("/")[2]
+        window = data.get("context_window")
+        return {"model": name.removesuffix(".gguf"), **data,
+                "base_url": f"gguf://{name}" + (f"?n_ctx={window}" if window else "")}
 
     @field_validator("base_url")
     @classmethod
     def _http_url(cls, value: str) -> str:
+        if value.startswith("gguf://"):
+            return value
         if not value.startswith(("http://", "https://")):
             raise ValueError(f"must start with http:// or https://, got {value!r}")
         return value.rstrip("/")
@@ -96,7 +129,7 @@ class ModelSpec(BaseModel):
     def request_settings(self) -> dict[str, Any]:
         """The settings that shape the requests' content, those set only (empty by default)."""
         found = self.model_dump(include={"temperature", "max_tokens", "tool_choice",
-                                         "extra_body"}, exclude_defaults=True)
+                                         "extra_body", "chat_template"}, exclude_defaults=True)
         return {name: value for name, value in found.items() if value is not None}
 
     def __hash__(self) -> int:  # extra_body is a dict: hash the spec by its JSON

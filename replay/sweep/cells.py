@@ -369,7 +369,7 @@ def _path(path: object) -> str:
 
 def summary_keeps(summary: Summary, instance: Instance) -> dict[str, Any]:
     """How much of the repair the summary kept: the gold patch's files and its new identifiers,
-    with the summary's size and cost."""
+    with the summary's size and cost, and whether a reply was cut off by its output cap."""
     text = summary.text or "\n".join(str(m.get("content") or "") for m in summary.messages or [])
     files = patch_files(instance.patch).all
     added, removed = set(), set()
@@ -382,4 +382,5 @@ def summary_keeps(summary: Summary, instance: Instance) -> dict[str, Any]:
     return {"chars": len(text), "input_tokens": summary.input_tokens,
             "output_tokens": summary.output_tokens, "cost": summary.cost,
             "target_files": [sum(1 for name in files if name in text), len(files)],
-            "gold_tokens": [sum(1 for token in tokens if token in text), len(tokens)]}
+            "gold_tokens": [sum(1 for token in tokens if token in text), len(tokens)],
+            "truncated": bool(summary.details.get("truncated"))}

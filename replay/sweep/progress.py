@@ -6,7 +6,9 @@ share of their prompts the providers read from their prompt caches and what that
 (replies replayed from the call cache cost nothing and count nothing), and the time left: the
 mean duration of the cells this command ran, times the cells left, over the workers. A line
 says each time a model call is retried: which model at which endpoint, the attempt and why it
-failed. Without a terminal, a last line gives the counters when the sweep ends.
+failed. Without a terminal, a line gives the counters at least every `HEARTBEAT` seconds while
+cells run (a slow model call is not silence), and a last one when the sweep ends; a sweep
+interrupted says how many cells it finished and kept, so that the same command resumes.
 
 Every text that comes from outside (instance names, summarizers, errors) is printed as text,
 never read as rich markup.
@@ -14,6 +16,8 @@ never read as rich markup.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections import Counter
 from datetime import timedelta
 
@@ -29,15 +33,18 @@ from replay.sweep.labels import LABELS
 from replay.sweep.plan import CellId, CellResult
 from replay.sweep.workers import Task
 
+HEARTBEAT = 30.0  # seconds between two lines at most, outside a terminal
+
 
 class SweepProgress:
     """What the driver reports, shown live on a terminal; nothing at all when `quiet`.
 
-    `workers` is how many cells run at once, for the time left.
+    `workers` is how many cells run at once, for the time left; `heartbeat` the most seconds
+    between two lines outside a terminal.
     """
 
     def __init__(self, console: Console, total: int, quiet: bool = False,
-                 workers: int = 1) -> None:
+                 workers: int = 1, heartbeat: float = HEARTBEAT) -> None:
         self.console = console
         self.total = total
         self.quiet = quiet
@@ -49,6 +56,10 @@ class SweepProgress:
         self.labels: Counter[str] = Counter()
         self._live: Progress | None = None
         self._task = None
+        self.heartbeat = heartbeat
+        self._stop = threading.Event()
+        self._beat: threading.Thread | None = None
+        self._started = time.monotonic()
 
     def __enter__(self) -> SweepProgress:
         if self.console.is_terminal and not self.quiet:
@@ -60,13 +71,30 @@ class SweepProgress:
             self._live.start()
             self._task = self._live.add_task("cells", total=self.total, status="",
                                              eta=self.eta_text())
+        elif not self.quiet:
+            self._beat = threading.Thread(target=self._heartbeat, daemon=True)
+            self._beat.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self._stop.set()
+        if self._beat is not None:
+            self._beat.join()
         if self._live is not None:
             self._live.stop()
         elif not self.quiet and self.done:
             self._line(f"[{self.done}/{self.total} cells] {self.status()}")
+        if exc_type is KeyboardInterrupt and not self.quiet:
+            self._line(f"interrupted: {self.done} of {self.total} cell(s) finished and kept in "
+                       "the store; the same command resumes the others")
+
+    def _heartbeat(self) -> None:
+        """Outside a terminal: the counters every `HEARTBEAT` seconds while cells run."""
+        while not self._stop.wait(self.heartbeat):
+            elapsed = _clock(time.monotonic() - self._started)
+            running = ", ".join(str(cell) for cell in sorted(self.running, key=str)[:3])
+            self._line(f"[{elapsed} elapsed, {self.done}/{self.total} cells, "
+                       f"{self.eta_text()}] running {running or 'nothing'} | {self.status()}")
 
     def planned(self, cells: int) -> None:
         """How many cells will finish (those of valid instances), once validation is done."""

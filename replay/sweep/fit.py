@@ -1,0 +1,64 @@
+"""Whether a request fits a model's context window, estimated before anything is sent.
+
+The estimate counts the request's JSON (messages and the agent's tool schemas) at three
+characters a token: code, paths and JSON tokenize denser than prose (SmolLM2's tokenizer made
+2,954 tokens of iniconf-1's history, 8,519 characters with the tools' 1,350, where four
+characters a token says 2,467). A continuation also needs room for its steps: a history fits
+an agent when its request takes at most `AGENT_SHARE` of the window.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+from replay.agent.tools import TOOLS
+from replay.errors import InputError
+from replay.histories.records import find_history
+from replay.instances.records import Instance
+from replay.models.types import Message, ModelSpec
+from replay.store import Store
+
+CHARS_PER_TOKEN = 3
+AGENT_SHARE = 0.75  # the rest of the window is the continuation's room for its steps
+
+
+def request_tokens(messages: Sequence[Message]) -> int:
+    """The estimated prompt tokens of a request with `messages` and the agent's tools."""
+    return (len(json.dumps(list(messages), ensure_ascii=False))
+            + len(json.dumps(TOOLS))) // CHARS_PER_TOKEN
+
+
+def fits_agent(messages: Sequence[Message], agent: ModelSpec) -> bool:
+    """Whether a continuation from `messages` leaves the agent room for its steps (always, when
+    its context window is not known)."""
+    window = agent.context_window
+    return window is None or request_tokens(messages) <= window * AGENT_SHARE
+
+
+def overflows(messages: Sequence[Message], model: ModelSpec) -> int | None:
+    """The estimated tokens of the request when they exceed `model`'s context window, else
+    None."""
+    found = request_tokens(messages)
+    window = model.context_window
+    return found if window is not None and found > window else None
+
+
+def fitting(instances: Sequence[Instance], store: Store, rule: str | None, agent: ModelSpec,
+            say: Callable[[str], None]) -> list[Instance]:
+    """The default job's instances: those whose history (as `find_history` picks it) fits
+    `agent` with room for its steps; a line says which were left out and why. Raises
+    `InputError` when none fits."""
+    kept = []
+    for instance in instances:
+        messages = find_history(instance, store=store, rule=rule).messages
+        if fits_agent(messages, agent):
+            kept.append(instance)
+        else:
+            say(f"left out {instance.instance_id}: its history (about "
+                f"{request_tokens(messages):,} tokens) does not fit {agent.alias}'s context of "
+                f"{agent.context_window:,} with room for its steps (name it with --instance to "
+                "run it anyway)")
+    if not kept:
+        raise InputError(f"no history of the selection fits {agent.alias}'s context window")
+    return kept

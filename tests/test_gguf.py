@@ -1,0 +1,95 @@
+"""The embedded GGUF model (SmolLM2-135M through llama.cpp in process), for real: tool calls,
+a summary, a refused overflow, seeds. Each test loads the model with a 2,048-token context
+(about a second) and keeps its requests short, so the file runs in seconds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from replay.agent.tools import TOOL_NAMES, TOOLS
+from replay.compaction.sources import PromptText
+from replay.compaction.summarize import parse_summarizer, summarize
+from replay.models.cache import CallCache
+from replay.models.client import ModelClient
+from replay.models.registry import resolve
+from replay.models.transport import ModelRefused
+from replay.models.types import ChatRequest, ModelSpec
+
+TASK = [{"role": "system", "content": "You fix bugs in /testbed. Call a tool in every reply."},
+        {"role": "user", "content": "The test tests/test_area.py fails. Look at the files."}]
+
+
+@pytest.fixture(scope="module")
+def spec() -> ModelSpec:
+    return resolve("smollm2").model_copy(update={"context_window": 2048})
+
+
+@pytest.fixture
+def client(spec: ModelSpec, tmp_path: Path):
+    with CallCache(tmp_path / "calls.db") as cache, ModelClient(spec, cache) as made:
+        yield made
+
+
+def test_the_agent_gets_real_tool_calls(client: ModelClient) -> None:
+    reply = client.complete(ChatRequest(messages=TASK, tools=TOOLS, temperature=0))
+    calls = reply.message["tool_calls"]
+    assert len(calls) == 1 and calls[0]["function"]["name"] in TOOL_NAMES
+    assert isinstance(json.loads(calls[0]["function"]["arguments"]), dict)
+    assert reply.message["content"] == ""
+    assert reply.usage.input_tokens > 300  # the tools' signatures are in the prompt
+    # the call answered, its result goes back as the template renders it: the next step works
+    follow = [*TASK, reply.message, {"role": "tool", "tool_call_id": calls[0]["id"],
+                                     "content": "shapes/area.py\ntests/test_area.py"}]
+    again = client.complete(ChatRequest(messages=follow, tools=TOOLS, temperature=0))
+    assert again.message["tool_calls"][0]["function"]["name"] in TOOL_NAMES
+    assert again.usage.cached_tokens >= reply.usage.input_tokens - 1  # the prefix cache
+    assert client.complete(ChatRequest(messages=TASK, tools=TOOLS, temperature=0)) == \
+        reply.model_copy(update={"from_cache": True})
+    assert client.stats.calls == 2 and client.stats.cache_hits == 1
+
+
+def test_a_summary_is_text_and_a_cut_off_one_is_marked(client: ModelClient,
+                                                       spec: ModelSpec) -> None:
+    prompt = PromptText(name="codex", agent="codex", registry="npm", package="codex",
+                        version="0", digest="", synced_at="",
+                        parts={"user": "Summarize the work so far for a handoff."})
+    history = [*TASK, {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "c1", "type": "function",
+         "function": {"name": "bash", "arguments": '{"command": "ls"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "shapes\ntests"}]
+    summary = summarize(history, parse_summarizer("smollm2:codex"), prompt, client,
+                        temperature=0)
+    assert summary.text and summary.output_tokens > 0
+    capped = client.spec.model_copy(update={"max_tokens": 4})
+    with CallCache(Path(client.cache.path).with_name("capped.db")) as cache, \
+            ModelClient(capped, cache) as short:
+        cut = summarize(history, parse_summarizer("smollm2:codex"), prompt, short,
+                        temperature=0)
+    assert cut.output_tokens == 4 and cut.details["truncated"] is True
+    assert "truncated" not in summary.details or summary.output_tokens == spec.max_tokens
+
+
+def test_a_prompt_longer_than_the_context_is_refused_and_kept(client: ModelClient) -> None:
+    long = [{"role": "user", "content": "word " * 3000}]
+    with pytest.raises(ModelRefused) as refused:
+        client.complete(ChatRequest(messages=long))
+    assert refused.value.context and "2048" in str(refused.value)
+    with pytest.raises(ModelRefused):  # kept: refused again at another seed, not sent
+        client.complete(ChatRequest(messages=long), seed_index=1)
+    assert client.stats.calls == 0 and client.stats.refusals == 2
+
+
+def test_seeds_differ_at_temperature_1_and_temperature_0_repeats(client: ModelClient) -> None:
+    ask = [{"role": "user", "content": "Write one sentence about rivers."}]
+    hot = ChatRequest(messages=ask, temperature=1.0, max_tokens=24)
+    first, second = (client.complete(hot, seed_index=i).message["content"] for i in (1, 2))
+    assert first != second
+    provider = client._get_provider()
+    cold = ChatRequest(messages=ask, temperature=0, max_tokens=24, seed=0)
+    provider.complete(cold, timeout=60)  # the prompt now sits in the slot's cache
+    texts = {provider.complete(cold.model_copy(update={"seed": s}), timeout=60).message[
+        "content"] for s in (3, 4)}
+    assert len(texts) == 1
