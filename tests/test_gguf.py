@@ -5,6 +5,7 @@ a summary, a refused overflow, seeds. Each test loads the model with a 2,048-tok
 from __future__ import annotations
 
 import json
+import logging
 import re
 from pathlib import Path
 
@@ -15,7 +16,9 @@ from replay.compaction.sources import PromptText
 from replay.compaction.summarize import parse_summarizer, summarize
 from replay.models.cache import CallCache
 from replay.models.client import ModelClient
-from replay.models.registry import resolve
+from replay.models.gguf import loaded
+from replay.models.openai import request_body
+from replay.models.registry import parse_adhoc, resolve
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ModelSpec
 
@@ -111,3 +114,42 @@ def test_a_continuation_on_the_demo_suite_makes_real_tool_calls(tmp_path: Path) 
     actions = re.search(r"actions (\d+), exit (\w+)", done.stdout)
     assert actions and int(actions[1]) >= 1, done.stdout
     assert actions[2] in ("finished", "step_limit")
+
+
+def test_tool_call_messages_go_with_empty_content_to_a_real_llama_cpp_server(
+        spec: ModelSpec, tmp_path: Path) -> None:
+    """Issue 25: `content: null` beside tool calls went back as null, and llama-cpp-python's
+    server answered HTTP 500 to it. The embedded model's own llama.cpp server listens on
+    loopback: the OpenAI provider talks to it over HTTP."""
+    address = loaded(spec).listening_address
+    remote = parse_adhoc(f"openai:smollm2@{address}/v1?max_tokens=8")
+    history = [*TASK, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function",
+         "function": {"name": "bash", "arguments": '{"command": "ls"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "shapes\ntests"}]
+    request = ChatRequest(messages=history, tools=TOOLS, max_tokens=8)
+    assert request_body(remote, request)["messages"][2]["content"] == ""
+    with CallCache(tmp_path / "calls.db") as cache, ModelClient(remote, cache) as client:
+        reply = client.complete(request)
+    assert reply.usage.input_tokens > 300 and reply.usage.output_tokens >= 1
+
+
+def test_a_template_that_drops_tool_results_is_warned_about(
+        spec: ModelSpec, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 25: a chat template dropped a summary request's tool messages (9,147 prompt tokens
+    counted for a 23,320-token history) and nothing warned."""
+    template = tmp_path / "drops-tools.jinja"
+    template.write_text("{% for m in messages %}{% if m.role != 'tool' %}<|im_start|>{{ m.role }}"
+                        "\n{{ m.content }}<|im_end|>\n{% endif %}{% endfor %}"
+                        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+    lossy = spec.model_copy(update={"chat_template": str(template), "tool_choice": None,
+                                    "max_tokens": 4})
+    output = "\n".join(f"line {n}: value = compute({n}, {n * 7})" for n in range(120))
+    history = [*TASK, {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "c1", "type": "function",
+         "function": {"name": "bash", "arguments": '{"command": "cat log"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": output}]
+    with CallCache(tmp_path / "calls.db") as cache, ModelClient(lossy, cache) as client, \
+            caplog.at_level(logging.WARNING, logger="replay.models.client"):
+        client.complete(ChatRequest(messages=history))
+    assert "probably drops messages" in caplog.text and "smollm2" in caplog.text

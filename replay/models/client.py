@@ -25,6 +25,10 @@ from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Provider
 logger = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 600.0  # seconds one attempt waits for the server, unless the spec says
+# A server that counts fewer prompt tokens than this share of replay's own estimate (content at
+# four characters a token) lost part of the prompt: llama-cpp-python's template dropped the
+# tool-call messages of a summary request, 9,147 tokens counted for a 23,320-token history.
+PROMPT_LOSS_SHARE = 0.5
 
 
 @dataclass
@@ -134,6 +138,7 @@ class ModelClient:
         response = self._send(request, content)
         self.cache.put(key, self.spec, content, response)
         self._count(response)
+        _warn_prompt_loss(self.spec, request, response)
         logger.debug("model %s: %d in (%d cached), %d out, $%.4f", self.spec.alias,
                      response.usage.input_tokens, response.usage.cached_tokens,
                      response.usage.output_tokens, response.cost)
@@ -182,3 +187,17 @@ class ModelClient:
             self.stats.cache_write_tokens += response.usage.cache_write_tokens
             self.stats.cost += response.cost
             self.stats.saved += self.spec.saving(response.usage)
+
+
+def _warn_prompt_loss(spec: ModelSpec, request: ChatRequest, response: ChatResponse) -> None:
+    """Warn when the server counted far fewer prompt tokens than the request holds."""
+    counted = response.usage.input_tokens
+    estimate = sum(len(str(message.get("content") or ""))
+                   + sum(len(str(call.get("function", {})))
+                         for call in message.get("tool_calls") or [])
+                   for message in request.messages) // 4
+    if counted and estimate > 200 and counted < estimate * PROMPT_LOSS_SHARE:
+        logger.warning("model %s counted %d prompt tokens for a request replay estimates at "
+                       "%d: its chat template probably drops messages (tool calls or tool "
+                       "results are the usual ones); check its template", spec.alias, counted,
+                       estimate)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.errors import InputError
-from replay.models.openai import parse_reply
+from replay.models.openai import parse_reply, sendable
 from replay.models.transport import ModelRefused, raise_for_status
 from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec, Tool
 
@@ -150,12 +150,6 @@ def request_body(request: ChatRequest) -> dict[str, Any]:
         body["json_schema"] = call_schema(request.tools)
         del body["tool_choice"]
     return body
-
-
-def sendable(messages: list[Message]) -> list[Message]:
-    """`messages` with content "" where a message calling tools has none."""
-    return [{**message, "content": ""} if message.get("content") is None else message
-            for message in messages]
 
 
 def forced_call(message: Message) -> Message:

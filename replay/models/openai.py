@@ -38,7 +38,7 @@ class OpenAIProvider:
 def request_body(spec: ModelSpec, request: ChatRequest) -> dict[str, Any]:
     """The JSON body of a chat-completions request."""
     body: dict[str, Any] = {**request.extra_body, "model": spec.model,
-                            "messages": request.messages}
+                            "messages": sendable(request.messages)}
     if request.tools:
         body["tools"] = request.tools
     for name in ("temperature", "max_tokens", "seed", "tool_choice"):
@@ -46,6 +46,14 @@ def request_body(spec: ModelSpec, request: ChatRequest) -> dict[str, Any]:
         if value is not None:
             body[name] = value
     return body
+
+
+def sendable(messages: list[Message]) -> list[Message]:
+    """`messages` with content "" where one that calls tools has none: every OpenAI-compatible
+    server takes "", and llama-cpp-python's answers HTTP 500 to null (six retries, then the cell
+    is an error on every re-run)."""
+    return [{**message, "content": ""} if message.get("content") is None and
+            message.get("tool_calls") else message for message in messages]
 
 
 def parse_reply(spec: ModelSpec, body: dict[str, Any]) -> ChatResponse:
