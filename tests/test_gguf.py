@@ -23,6 +23,7 @@ from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ModelSpec
 
 from conftest import run_replay
+from sweep_scripts import fixture_prompts
 
 TASK = [{"role": "system", "content": "You fix bugs in /testbed. Call a tool in every reply."},
         {"role": "user", "content": "The test tests/test_area.py fails. Look at the files."}]
@@ -153,3 +154,32 @@ def test_a_template_that_drops_tool_results_is_warned_about(
             caplog.at_level(logging.WARNING, logger="replay.models.client"):
         client.complete(ChatRequest(messages=history))
     assert "probably drops messages" in caplog.text and "smollm2" in caplog.text
+
+
+def test_the_dry_run_warns_of_requests_longer_than_a_context_window(tmp_path: Path) -> None:
+    """Issue 25: the dry run never said that tally-1's history (9,177 tokens) exceeds SmolLM2's
+    8,192; the default job leaves it out and says so."""
+    store = str(tmp_path / "replay.db")
+    prompts = ("--prompt-sources", str(fixture_prompts(tmp_path)))  # nothing fetched
+    named = run_replay("backbone", "--dry-run", "--instance", "replay-demo__tally-1",
+                       "--store", store, *prompts)
+    assert named.returncode == 0, named.stdout + named.stderr
+    assert ("warning: replay-demo__tally-1's history (about 9,368 tokens) exceeds the agent "
+            "smollm2's context window of 8,192: its PRE cells will be refused") in named.stdout
+    assert "smollm2:claude-code's summary request for replay-demo__tally-1 (about 9," \
+        in named.stdout
+    assert "cost at most $0.00\n" in named.stdout  # in process: nothing unpriced
+    default = run_replay("backbone", "--dry-run", "--store", store, *prompts)
+    assert default.returncode == 0, default.stdout + default.stderr
+    assert default.stdout.startswith("left out replay-demo__tally-1: its history (about 9,368 "
+                                     "tokens) does not fit smollm2's context of 8,192")
+    assert "instances   2: replay-demo__stockroom-1, replay-demo__iniconf-1" in default.stdout
+    assert "warning:" not in default.stdout
+
+
+def test_a_missing_key_for_a_named_model_is_still_one_line(tmp_path: Path) -> None:
+    done = run_replay("backbone", "--model", "kimi-k2", "--store", str(tmp_path / "r.db"),
+                      env={"MOONSHOT_API_KEY": ""})
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: model 'kimi-k2' needs an API key: set MOONSHOT_API_KEY"]

@@ -50,7 +50,7 @@ from replay.sweep.confirm import confirm_pairs, fixed_samples
 from replay.sweep.continuation import model_id
 from replay.sweep.execution import estimate, execute, finished_line
 from replay.sweep.executors import make_executor
-from replay.sweep.fit import fitting
+from replay.sweep.fit import context_warnings, fitting
 from replay.sweep.histories import choose_histories
 from replay.sweep.plan import (
     DEFAULT_TEMPERATURE,
@@ -241,6 +241,8 @@ def _print_estimate(store: Store, name: str, prepared: Prepared, out: Console) -
         "  " + power_line(len(plan.instances), comb(len(plan.summarizers), 2)),
     ):
         say(out, line)
+    for line in context_warnings(prepared):
+        say(out, line, style="yellow")
 
 
 def _summarizers(models: list[str], prompt: str, baselines: list[str]) -> list[str]:

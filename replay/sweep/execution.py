@@ -278,5 +278,6 @@ def _add(found: Estimate, spec: Any, calls: int, input_tokens: int, output_token
     found.input_tokens += input_tokens
     found.output_tokens += output_tokens
     found.cost += (input_tokens * spec.price_in + output_tokens * spec.price_out) / 1e6
-    if not (spec.price_in or spec.price_out) and spec.alias not in found.unpriced:
+    free = spec.provider == "gguf"  # run in process: no bill
+    if not (spec.price_in or spec.price_out or free) and spec.alias not in found.unpriced:
         found.unpriced.append(spec.alias)

@@ -18,6 +18,7 @@ from replay.histories.records import find_history
 from replay.instances.records import Instance
 from replay.models.types import Message, ModelSpec
 from replay.store import Store
+from replay.sweep.cells import Prepared
 
 CHARS_PER_TOKEN = 3
 AGENT_SHARE = 0.75  # the rest of the window is the continuation's room for its steps
@@ -62,3 +63,25 @@ def fitting(instances: Sequence[Instance], store: Store, rule: str | None, agent
     if not kept:
         raise InputError(f"no history of the selection fits {agent.alias}'s context window")
     return kept
+
+
+def context_warnings(prepared: Prepared) -> list[str]:
+    """What the dry run warns of: a history longer than the agent's context window, and a
+    summary request (history and prompt) longer than its summarizer's."""
+    found = []
+    agent = prepared.settings.agent
+    for instance_id, history in sorted(prepared.histories.items()):
+        if (tokens := overflows(history.messages, agent)) is not None:
+            found.append(f"warning: {instance_id}'s history (about {tokens:,} tokens) exceeds "
+                         f"the agent {agent.alias}'s context window of {agent.context_window:,}:"
+                         " its PRE cells will be refused")
+        for summarizer, backbone in sorted(prepared.backbones.items()):
+            prompt = prepared.prompts.get(summarizer)
+            ask = [{"role": "user", "content": "\n".join((prompt.parts if prompt else {})
+                                                         .values())}]
+            if backbone is not None and (
+                    tokens := overflows([*history.messages, *ask], backbone)) is not None:
+                found.append(f"warning: {summarizer}'s summary request for {instance_id} (about "
+                             f"{tokens:,} tokens) exceeds {backbone.alias}'s context window of "
+                             f"{backbone.context_window:,}: it will be refused")
+    return found
