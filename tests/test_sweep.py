@@ -192,9 +192,11 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str,
 
 
 def test_a_missing_option_is_a_usage_error_not_a_traceback(tmp_path: Path) -> None:
-    done = run_replay("backbone", "--agent-model", "agent", "--store", str(tmp_path / "r.db"))
+    """`backbone` needs no option (its models default to the embedded one); `prompt` needs its
+    summarizer."""
+    done = run_replay("prompt", "--agent-model", "agent", "--store", str(tmp_path / "r.db"))
     assert done.returncode == 2
-    assert "Missing option '--model'" in done.stderr and "Traceback" not in done.stderr
+    assert "Missing option '--summarizer'" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_unknown_prompt_in_a_prompt_sweep(setup: tuple[Path, Path], tmp_path: Path) -> None:
