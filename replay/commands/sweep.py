@@ -29,11 +29,17 @@ from replay.commands.options import (
     say,
 )
 from replay.commands.prompts import ensure_prompt
+from replay.commands.sweep_choices import (
+    DEFAULT_MODEL,
+    NO_CHOICE,
+    Backbones,
+    DefaultAgent,
+    HistoryChoice,
+)
 from replay.compaction.carriers import CARRIERS
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import PROMPT_NAMES, parse_summarizer
 from replay.errors import InputError
-from replay.histories.boundaries import parse_rule
 from replay.instances.selection import choose_instances
 from replay.measures.statistics import power_line
 from replay.models.cache import CallCache
@@ -88,20 +94,6 @@ class Execution:
     budget: Budget | None = None  # one for the command's life (confirm runs in rounds)
 
 
-@dataclass(frozen=True)
-class HistoryChoice:
-    """`--history` ids (or prefixes) and `--history-rule` (see `replay.sweep.histories`)."""
-
-    ids: tuple[str, ...] = ()
-    rule: str | None = None
-    fit: bool = False  # leave out instances whose history does not fit the agent's context
-
-    @classmethod
-    def parse(cls, ids: list[str] | None, rule: str | None, fit: bool = False) -> HistoryChoice:
-        """The choice the command line gives; a malformed rule is bad input."""
-        return cls(tuple(ids or ()), parse_rule(rule).text if rule else None, fit and not ids)
-
-
 def prompt_loader(plan: Plan) -> Callable[[str], PromptText]:
     """Load prompts from the plan's catalogue (the bundled one unless it names another)."""
     sources = Path(plan.prompt_sources) if plan.prompt_sources else None
@@ -109,7 +101,7 @@ def prompt_loader(plan: Plan) -> Callable[[str], PromptText]:
 
 
 def sweep_command(plan: Plan, run: str | None, how: Execution, out: Console,
-                  histories: HistoryChoice = HistoryChoice()) -> int:
+                  histories: HistoryChoice = NO_CHOICE) -> int:
     """Run (or extend, or resume) a sweep from the `histories` chosen; 0 when no cell ended in
     an error, else 1."""
     agent = resolve(plan.agent)
@@ -276,11 +268,6 @@ def _plan(kind: str, summarizers: list[str], suite: str, dataset: str | None,
 
 AgentModel = Annotated[str, typer.Option(
     help="The continuation agent: an alias or PROVIDER:MODEL[@URL][#KEY_ENV].")]
-# The main job's default model: the embedded GGUF model (models.toml), which needs no key.
-DEFAULT_MODEL = "smollm2"
-DefaultAgent = Annotated[str, typer.Option(
-    help="The continuation agent: an alias or PROVIDER:MODEL[@URL][#KEY_ENV] (default the "
-         "embedded model).")]
 Carrier = Annotated[str, typer.Option(help="summary-only or native.")]
 Steps = Annotated[int, typer.Option(min=1, help="Step limit of every continuation.")]
 Temperature = Annotated[float, typer.Option(
@@ -317,9 +304,7 @@ def _register_sweeps(app: typer.Typer) -> None:
     @app.command()
     def backbone(
         agent_model: DefaultAgent = DEFAULT_MODEL,
-        model: Annotated[list[str] | None, typer.Option(
-            help="Summarizer backbone: an alias or ad-hoc spec (repeatable; default the "
-                 "embedded model).")] = None,
+        model: Backbones = None,
         prompt: Annotated[str, typer.Option(help="The fixed compaction prompt.")] = "claude-code",
         baseline: Baselines = None, suite: Suite = "demo", dataset: Dataset = None,
         instance: Ids = None, filter_: Pattern = None, slice_: Span = None,
@@ -340,9 +325,8 @@ def _register_sweeps(app: typer.Typer) -> None:
         how = Execution(store or default_store(), workers, per_provider, backend, executor,
                         ray_address, repo_mirror, dry_run, base_image=base_image,
                         call_deadline=call_deadline, budget=Budget.of(budget))
-        fit = not (instance or filter_ or slice_)
-        raise typer.Exit(sweep_command(plan, run, how, console,
-                                       HistoryChoice.parse(history, history_rule, fit)))
+        fit = HistoryChoice.parse(history, history_rule, not (instance or filter_ or slice_))
+        raise typer.Exit(sweep_command(plan, run, how, console, fit))
 
     @app.command("prompt")
     def prompt_sweep(
