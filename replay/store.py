@@ -16,6 +16,7 @@ from typing import Any
 
 from replay.core.files import write_atomic
 from replay.errors import InputError
+from replay.paths import within
 
 SCHEMA_VERSION = 1
 
@@ -132,8 +133,9 @@ class Store:
         self.close()
 
     def artifact_path(self, *parts: str) -> Path:
-        """A path under the artifact folder (not yet written)."""
-        return self.artifacts.joinpath(*parts)
+        """A path under the artifact folder (not yet written); one that would leave it is
+        refused."""
+        return within(self.artifacts, *parts)
 
     def write_artifact(self, data: bytes, *parts: str) -> Path:
         """Write an artifact atomically and return its path."""

@@ -24,6 +24,7 @@ from replay.commands.options import (
     Suite,
     TestTimeout,
     console,
+    one_history_id,
     say,
 )
 from replay.commands.prompts import ensure_prompt
@@ -181,6 +182,7 @@ def register(app: typer.Typer) -> None:
         suite: Suite = "demo", dataset: Dataset = None, store: StorePath = None,
         repo_mirror: Mirrors = None, backend: BackendName = "local", base_image: BaseImage = None,
         history: Annotated[str | None, typer.Option(
+            callback=one_history_id,
             help="A stored history's id (or prefix), from `replay collect` or `replay import`; "
                  "default: the instance's bundled history.")] = None,
         history_rule: Annotated[str | None, typer.Option(

@@ -25,6 +25,7 @@ from replay.commands.options import (
     TestTimeout,
     console,
     existing_store,
+    run_name,
     say,
 )
 from replay.commands.prompts import ensure_prompt
@@ -277,7 +278,8 @@ Backend = Annotated[str | None, typer.Option(help="Environment backend (default 
 Executor = Annotated[str, typer.Option(help="local (threads) or ray.")]
 RayAddress = Annotated[str | None, typer.Option(help="Ray cluster address (default: local).")]
 RunName = Annotated[str | None, typer.Option(
-    "--run", help="Run name: resume or extend it (default: derived from the plan).")]
+    "--run", callback=run_name,
+    help="Run name: resume or extend it (default: derived from the plan).")]
 DryRun = Annotated[bool, typer.Option(help="Show the plan, calls, tokens and cost; run nothing.")]
 Baselines = Annotated[list[str] | None, typer.Option(
     "--baseline", help="Mechanical summarizer to add: anchor_index, observation-masking, tail:N.")]
@@ -285,7 +287,8 @@ PromptSources = Annotated[Path | None, typer.Option(
     help="A prompt catalogue to use instead of the bundled prompts/sources.toml.")]
 ALL_PROMPTS = ",".join(PROMPT_NAMES)
 Prompts = Annotated[str, typer.Option(help="Prompts to compare, comma-separated.")]
-RunArgument = Annotated[str | None, typer.Argument(help="Run name (default: the latest run).")]
+RunArgument = Annotated[str | None, typer.Argument(
+    callback=run_name, help="Run name (default: the latest run).")]
 
 
 def register(app: typer.Typer) -> None:

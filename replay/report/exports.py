@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from replay.core.files import write_atomic
+from replay.paths import within
 from replay.report.histories import HISTORY_COLUMNS, history_rows
 from replay.report.spend import run_spend, spend_markdown
 from replay.report.tables import (
@@ -186,5 +187,5 @@ def write(report: Report, folder: Path) -> list[Path]:
 
 def reports_folder(store: Store, run: str) -> Path:
     """Where the exports of a run go: `reports/<run>/` beside the store."""
-    return store.path.parent / "reports" / run
+    return within(store.path.parent / "reports", run)
 
