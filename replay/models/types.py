@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from typing import Any, Literal, Protocol
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -74,6 +75,8 @@ class ModelSpec(BaseModel):
     def _http_url(cls, value: str) -> str:
         if not value.startswith(("http://", "https://")):
             raise ValueError(f"must start with http:// or https://, got {value!r}")
+        if not urlsplit(value).hostname:
+            raise ValueError(f"names no host: {value!r}")
         return value.rstrip("/")
 
     @field_validator("key_env")
