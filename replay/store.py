@@ -43,6 +43,7 @@ CREATE TABLE IF NOT EXISTS continuations (
 
 
 _CREATE_TABLE = re.compile(r"\s*CREATE TABLE IF NOT EXISTS (\w+)", re.IGNORECASE)
+_CREATE_INDEX = re.compile(r"\s*CREATE (UNIQUE )?INDEX IF NOT EXISTS ", re.IGNORECASE)
 _CONSTRAINTS = ("PRIMARY", "UNIQUE", "FOREIGN", "CHECK", "CONSTRAINT")
 
 
@@ -98,11 +99,13 @@ class StoreConnection(sqlite3.Connection):
 class ReadOnlyConnection(StoreConnection):
     """A connection to a file opened read-only, on which the readers' `CREATE TABLE IF NOT
     EXISTS` scripts write nothing: a table the file lacks is made empty in temporary memory,
-    one the file has is left as it is (once its columns are checked); any other statement of a
-    script is refused."""
+    one the file has is left as it is (once its columns are checked), an index is not made; any
+    other statement of a script is refused."""
 
     def executescript(self, script: str) -> sqlite3.Cursor:  # type: ignore[override]
         for statement in self.check_tables(script):
+            if _CREATE_INDEX.match(statement):
+                continue  # an index changes no answer: a read-only store goes without
             match = _CREATE_TABLE.match(statement)
             if match is None:
                 raise sqlite3.OperationalError(f"read-only store: {statement.strip()[:40]}")

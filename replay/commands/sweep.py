@@ -47,7 +47,7 @@ from replay.sweep.cells import Prepared, prepare
 from replay.sweep.confirm import confirm_pairs, fixed_samples
 from replay.sweep.continuation import model_id
 from replay.sweep.execution import estimate, execute
-from replay.sweep.executors import make_executor
+from replay.sweep.executors import check_executor, make_executor
 from replay.sweep.histories import choose_histories
 from replay.sweep.plan import (
     DEFAULT_TEMPERATURE,
@@ -57,6 +57,7 @@ from replay.sweep.plan import (
     latest_run,
     load_cells,
     open_store,
+    peek_store,
     pending,
     require_run,
     save_run,
@@ -105,21 +106,30 @@ def prompt_loader(plan: Plan) -> Callable[[str], PromptText]:
 
 def sweep_command(plan: Plan, run: str | None, how: Execution, out: Console,
                   histories: HistoryChoice = HistoryChoice()) -> int:
-    """Run (or extend, or resume) a sweep from the `histories` chosen; 0 when no cell ended in
-    an error, else 1."""
+    """Run (or extend, or resume) a sweep from the `histories` chosen; 0 when every cell and
+    every validation ended without an error, else 1.
+
+    All input is checked against the store read-only first (`Store.peek`); the store is opened
+    to write (created if need be) only once it is all good, and never by a dry run."""
     agent = resolve(plan.agent)
     if not how.dry_run:  # a missing key is one line before any download or build
         _check_keys(plan, agent)
-    with open_store(how.store) as store:
+        check_executor(how.executor, how.ray_address)
+    with peek_store(how.store) as seen:
         instances = choose_instances(plan.suite, plan.dataset, plan.instances, None, None)
         plan = plan.model_copy(update={"histories": choose_histories(
-            instances, store, histories.ids, histories.rule)})
+            instances, seen, histories.ids, histories.rule)})
         name = run or plan.default_name()
-        merged = bind_run(store, name, plan)
+        merged = bind_run(seen, name, plan)
         if how.backend:
             merged = merged.model_copy(update={"backend": how.backend})
-        return _run_plan(store, name, prepare(merged, agent, prompt_loader(merged), store), how,
-                         out)
+        prepared = prepare(merged, agent, prompt_loader(merged), seen)
+        if how.dry_run:
+            _print_estimate(seen, name, prepared, out)
+            return 0
+        todo = _checked_todo(seen, name, prepared)
+    with open_store(how.store) as store:
+        return _execute(store, name, prepared, how, out, todo, show=True)
 
 
 def _check_keys(plan: Plan, agent: ModelSpec) -> None:
@@ -138,11 +148,14 @@ def confirm_command(run: str | None, how: Execution, out: Console) -> int:
     """Re-run each damaged pair at seeds 1 and 2; 0 when no cell ended in an error, else 1.
 
     Pending seed-0 cells of the run are run too, and pairs they turn out damaged are confirmed
-    in a second round.
+    in a second round. The run and its models are checked reading the store only; a dry run
+    never writes to it.
     """
-    with open_store(existing_store(how.store)) as store:
-        name = run or latest_run(store)
-        plan = require_run(store, name)
+    if not how.dry_run:
+        check_executor(how.executor, how.ray_address)
+    with peek_store(existing_store(how.store)) as seen:
+        name = run or latest_run(seen)
+        plan = require_run(seen, name)
         check_timeout(name, plan, how.test_timeout)
         if how.backend:
             plan = plan.model_copy(update={"backend": how.backend})
@@ -150,17 +163,39 @@ def confirm_command(run: str | None, how: Execution, out: Console) -> int:
         if model_id(agent) != plan.agent_id:
             raise InputError(f"the agent model {plan.agent!r} is now {model_id(agent)}, not "
                              f"{plan.agent_id} as when run {name!r} began")
-        plan, code = confirm_pairs(
-            store, name, plan, how.dry_run,
-            lambda plan: _run_plan(store, name, prepare(plan, agent, prompt_loader(plan), store),
-                                   how, out, show=False),
-            lambda line: say(out, line), _greedy_note(plan, agent))
+        note = _greedy_note(plan, agent)
         if how.dry_run:
-            return code
-        if not plan.confirm:
-            say(out, f"run {name}: no damaged pair to confirm")
-        render(build(store, name), out)
+            return _confirm(seen, name, plan, agent, how, out, note)
+    with open_store(how.store) as store:
+        return _confirm(store, name, plan, agent, how, out, note)
+
+
+def _confirm(store: Store, name: str, plan: Plan, agent: ModelSpec, how: Execution,
+             out: Console, note: str | None) -> int:
+    def run_plan(plan: Plan) -> int:
+        prepared = prepare(plan, agent, prompt_loader(plan), store)
+        if how.dry_run:
+            _print_estimate(store, name, prepared, out)
+            return 0
+        return _execute(store, name, prepared, how, out, _checked_todo(store, name, prepared),
+                        show=False)
+
+    plan, code = confirm_pairs(store, name, plan, how.dry_run, run_plan,
+                               lambda line: say(out, line), note)
+    if how.dry_run:
         return code
+    if not plan.confirm:
+        say(out, f"run {name}: no damaged pair to confirm")
+    render(build(store, name), out)
+    return code
+
+
+def _checked_todo(store: Store, name: str, prepared: Prepared) -> int:
+    """How many cells of the run are pending, once every model they call has its key."""
+    todo = pending(prepared.plan, load_cells(store, name))
+    for spec in prepared.models(todo):
+        api_key(spec)
+    return len(todo)
 
 
 def _greedy_note(plan: Plan, agent: ModelSpec) -> str | None:
@@ -174,18 +209,6 @@ def _greedy_note(plan: Plan, agent: ModelSpec) -> str | None:
             "server answers seeds 1 and 2 as it answered seed 0 (a seed changes nothing without "
             "sampling), so these confirmation samples cannot differ and damage can only look "
             "stable")
-
-
-def _run_plan(store: Store, name: str, prepared: Prepared, how: Execution, out: Console,
-              show: bool = True) -> int:
-    plan = prepared.plan
-    if how.dry_run:
-        _print_estimate(store, name, prepared, out)
-        return 0
-    todo = pending(plan, load_cells(store, name))
-    for spec in prepared.models(todo):
-        api_key(spec)
-    return _execute(store, name, prepared, how, out, len(todo), show)
 
 
 def _execute(store: Store, name: str, prepared: Prepared, how: Execution, out: Console,
@@ -203,14 +226,24 @@ def _execute(store: Store, name: str, prepared: Prepared, how: Execution, out: C
         executor.close()
     refused = f", {result.refused} ended in a refused request" if result.refused else ""
     timed = f", {result.timed_out} with tests timed out" if result.timed_out else ""
+    faults = [found for found in result.validated if found.status == "error"]
     say(out, f"run {name}: {len(result.results)} cell(s) finished: {result.ran} run, "
-             f"{result.kept} kept from the store, {len(result.errors)} error(s){refused}{timed}")
+             f"{result.kept} kept from the store, {len(result.errors) + len(faults)} error(s)"
+             f"{refused}{timed}")
+    if faults:
+        waiting = sum(1 for cell in pending(plan, load_cells(store, name))
+                      if cell.instance_id in {found.instance_id for found in faults})
+        say(out, f"  {len(faults)} validation(s) ended in a harness fault, so their "
+                 f"{waiting} cell(s) did not run (run the command again to retry them):")
+    for found in faults[:5]:
+        reason = (found.reasons or ["no reason recorded"])[0].strip().splitlines()[0]
+        say(out, f"  error validating {found.instance_id}: {reason}")
     for failed in result.errors[:5]:
         say(out, f"  error {failed.cell}: {failed.error}")
     if show:
         render(build(store, name), out)
         say(out, f"`replay report {name}` writes the exports", style="dim")
-    return 1 if result.errors else 0
+    return 1 if result.errors or faults else 0
 
 
 def _print_estimate(store: Store, name: str, prepared: Prepared, out: Console) -> None:
@@ -380,7 +413,11 @@ def _register_follow_ups(app: typer.Typer) -> None:
             help="Also write the web view's pages (see `replay view`) into this folder.")] = None,
     ) -> None:
         """Print a run's outcome grid, damage rates and prompt table; write the exports."""
-        with open_store(existing_store(store or default_store())) as opened:
+        for folder, option in ((out, "--out"), (html, "--html")):
+            if folder is not None and folder.exists() and not folder.is_dir():
+                raise InputError(f"{option} {folder} is a file: give a folder (made if "
+                                 "missing)")
+        with peek_store(existing_store(store or default_store())) as opened:
             name = run or latest_run(opened)
             found = build(opened, name)
             render(found, console, cells=cells)
