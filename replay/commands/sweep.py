@@ -24,7 +24,6 @@ from replay.commands.options import (
     Suite,
     TestTimeout,
     console,
-    existing_store,
     run_name,
     say,
 )
@@ -40,11 +39,9 @@ from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.models.types import ModelSpec
 from replay.paths import default_store
-from replay.report.exports import reports_folder, write
 from replay.report.tables import build, render
 from replay.store import Store
 from replay.sweep.cells import Prepared, prepare
-from replay.sweep.confirm import confirm_pairs, fixed_samples
 from replay.sweep.continuation import model_id
 from replay.sweep.execution import estimate, execute
 from replay.sweep.executors import check_executor, make_executor
@@ -53,13 +50,10 @@ from replay.sweep.plan import (
     DEFAULT_TEMPERATURE,
     Plan,
     bind_run,
-    check_timeout,
-    latest_run,
     load_cells,
     open_store,
     peek_store,
     pending,
-    require_run,
     save_run,
     timeout_text,
 )
@@ -125,11 +119,11 @@ def sweep_command(plan: Plan, run: str | None, how: Execution, out: Console,
             merged = merged.model_copy(update={"backend": how.backend})
         prepared = prepare(merged, agent, prompt_loader(merged), seen)
         if how.dry_run:
-            _print_estimate(seen, name, prepared, out)
+            print_estimate(seen, name, prepared, out)
             return 0
-        todo = _checked_todo(seen, name, prepared)
+        todo = checked_todo(seen, name, prepared)
     with open_store(how.store) as store:
-        return _execute(store, name, prepared, how, out, todo, show=True)
+        return execute_plan(store, name, prepared, how, out, todo, show=True)
 
 
 def _check_keys(plan: Plan, agent: ModelSpec) -> None:
@@ -144,53 +138,7 @@ def _check_keys(plan: Plan, agent: ModelSpec) -> None:
             api_key(resolve(model))
 
 
-def confirm_command(run: str | None, how: Execution, out: Console) -> int:
-    """Re-run each damaged pair at seeds 1 and 2; 0 when no cell ended in an error, else 1.
-
-    Pending seed-0 cells of the run are run too, and pairs they turn out damaged are confirmed
-    in a second round. The run and its models are checked reading the store only; a dry run
-    never writes to it.
-    """
-    if not how.dry_run:
-        check_executor(how.executor, how.ray_address)
-    with peek_store(existing_store(how.store)) as seen:
-        name = run or latest_run(seen)
-        plan = require_run(seen, name)
-        check_timeout(name, plan, how.test_timeout)
-        if how.backend:
-            plan = plan.model_copy(update={"backend": how.backend})
-        agent = resolve(plan.agent)
-        if model_id(agent) != plan.agent_id:
-            raise InputError(f"the agent model {plan.agent!r} is now {model_id(agent)}, not "
-                             f"{plan.agent_id} as when run {name!r} began")
-        note = _greedy_note(plan, agent)
-        if how.dry_run:
-            return _confirm(seen, name, plan, agent, how, out, note)
-    with open_store(how.store) as store:
-        return _confirm(store, name, plan, agent, how, out, note)
-
-
-def _confirm(store: Store, name: str, plan: Plan, agent: ModelSpec, how: Execution,
-             out: Console, note: str | None) -> int:
-    def run_plan(plan: Plan) -> int:
-        prepared = prepare(plan, agent, prompt_loader(plan), store)
-        if how.dry_run:
-            _print_estimate(store, name, prepared, out)
-            return 0
-        return _execute(store, name, prepared, how, out, _checked_todo(store, name, prepared),
-                        show=False)
-
-    plan, code = confirm_pairs(store, name, plan, how.dry_run, run_plan,
-                               lambda line: say(out, line), note)
-    if how.dry_run:
-        return code
-    if not plan.confirm:
-        say(out, f"run {name}: no damaged pair to confirm")
-    render(build(store, name), out)
-    return code
-
-
-def _checked_todo(store: Store, name: str, prepared: Prepared) -> int:
+def checked_todo(store: Store, name: str, prepared: Prepared) -> int:
     """How many cells of the run are pending, once every model they call has its key."""
     todo = pending(prepared.plan, load_cells(store, name))
     for spec in prepared.models(todo):
@@ -198,21 +146,10 @@ def _checked_todo(store: Store, name: str, prepared: Prepared) -> int:
     return len(todo)
 
 
-def _greedy_note(plan: Plan, agent: ModelSpec) -> str | None:
-    """What confirm says when the agent or a summarizer backbone samples at temperature 0."""
-    backbones = {parse_summarizer(s).backbone for s in plan.summarizers} - {None}
-    fixed = fixed_samples(plan, [agent, *(resolve(name) for name in sorted(backbones))])
-    if not fixed:
-        return None
-    return (f"note: {', '.join(fixed)} sample(s) at temperature 0 (the run's temperature is "
-            f"{plan.temperature:g}; a model's own `temperature` setting wins): a deterministic "
-            "server answers seeds 1 and 2 as it answered seed 0 (a seed changes nothing without "
-            "sampling), so these confirmation samples cannot differ and damage can only look "
-            "stable")
-
-
-def _execute(store: Store, name: str, prepared: Prepared, how: Execution, out: Console,
-             todo: int, show: bool) -> int:
+def execute_plan(store: Store, name: str, prepared: Prepared, how: Execution, out: Console,
+                 todo: int, show: bool) -> int:
+    """Record the run's plan, run its `todo` pending cells and say what came of them (with
+    `show`, the grid too); 0 when no cell and no validation ended in an error, else 1."""
     plan = prepared.plan
     save_run(store, name, plan)
     setup = Setup(prepared.settings, plan.backend, how.mirrors, store.path, how.per_provider,
@@ -246,7 +183,8 @@ def _execute(store: Store, name: str, prepared: Prepared, how: Execution, out: C
     return 1 if result.errors or faults else 0
 
 
-def _print_estimate(store: Store, name: str, prepared: Prepared, out: Console) -> None:
+def print_estimate(store: Store, name: str, prepared: Prepared, out: Console) -> None:
+    """What a dry run shows: the plan, its cells and at most how many calls, tokens, dollars."""
     plan = prepared.plan
     found = estimate(prepared, name, store)
     unpriced = f" (no price for {', '.join(found.unpriced)})" if found.unpriced else ""
@@ -320,17 +258,11 @@ PromptSources = Annotated[Path | None, typer.Option(
     help="A prompt catalogue to use instead of the bundled prompts/sources.toml.")]
 ALL_PROMPTS = ",".join(PROMPT_NAMES)
 Prompts = Annotated[str, typer.Option(help="Prompts to compare, comma-separated.")]
-RunArgument = Annotated[str | None, typer.Argument(
-    callback=run_name, help="Run name (default: the latest run).")]
 
 
 def register(app: typer.Typer) -> None:
-    """Add `replay backbone`, `prompt`, `confirm` and `report` to the command line."""
-    _register_sweeps(app)
-    _register_follow_ups(app)
+    """Add `replay backbone` and `prompt` to the command line."""
 
-
-def _register_sweeps(app: typer.Typer) -> None:
     @app.command()
     def backbone(
         agent_model: AgentModel,
@@ -386,47 +318,3 @@ def _register_sweeps(app: typer.Typer) -> None:
                         call_deadline=call_deadline)
         raise typer.Exit(sweep_command(plan, run, how, console,
                                        HistoryChoice.parse(history, history_rule)))
-
-
-def _register_follow_ups(app: typer.Typer) -> None:
-    @app.command()
-    def confirm(
-        run: RunArgument = None, workers: Workers = 1, per_provider: PerProvider = 8,
-        backend: Backend = None, executor: Executor = "local", ray_address: RayAddress = None,
-        dry_run: DryRun = False, store: StorePath = None, repo_mirror: Mirrors = None,
-        base_image: BaseImage = None, call_deadline: CallDeadline = None,
-        test_timeout: TestTimeout = None,
-    ) -> None:
-        """Re-run every damaged pair twice more (seeds 1, 2): stable damage or seed-variable."""
-        how = Execution(store or default_store(), workers, per_provider, backend, executor,
-                        ray_address, repo_mirror, dry_run, base_image=base_image,
-                        call_deadline=call_deadline, test_timeout=test_timeout)
-        raise typer.Exit(confirm_command(run, how, console))
-
-    @app.command()
-    def report(
-        run: RunArgument = None, store: StorePath = None,
-        out: Annotated[Path | None, typer.Option(
-            help="Folder for the exports (default: reports/RUN beside the store).")] = None,
-        cells: Annotated[bool, typer.Option(help="Also print the diagnostics per cell.")] = False,
-        html: Annotated[Path | None, typer.Option(
-            help="Also write the web view's pages (see `replay view`) into this folder.")] = None,
-    ) -> None:
-        """Print a run's outcome grid, damage rates and prompt table; write the exports."""
-        for folder, option in ((out, "--out"), (html, "--html")):
-            if folder is not None and folder.exists() and not folder.is_dir():
-                raise InputError(f"{option} {folder} is a file: give a folder (made if "
-                                 "missing)")
-        with peek_store(existing_store(store or default_store())) as opened:
-            name = run or latest_run(opened)
-            found = build(opened, name)
-            render(found, console, cells=cells)
-            for path in write(found, out or reports_folder(opened, name)):
-                say(console, f"wrote {path}")
-            if html is not None:
-                from replay.report.web.pages import write_site
-
-                pages = write_site(opened, name, html)
-                say(console, f"wrote {len(pages)} files of the web view: open "
-                             f"{html / 'index.html'}")
-
