@@ -137,6 +137,20 @@ def check_store_file(connection: StoreConnection, path: Path) -> None:
                          f"not {SCHEMA_VERSION}; give another --store")
 
 
+_READS = (sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
+          sqlite3.SQLITE_RECURSIVE, sqlite3.SQLITE_TRANSACTION)
+
+
+def _reads_only(action: int, name: str | None, _detail: str | None, database: str | None,
+                _trigger: str | None) -> int:
+    """An SQLite authorizer: reads of any database, and changes to temporary memory only."""
+    if action in _READS or database == "temp":
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_PRAGMA and name == "table_info":
+        return sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_DENY
+
+
 def _checked(connection: StoreConnection, path: Path) -> None:
     """`check_store_file`, closing the connection when the file is refused."""
     try:
@@ -178,14 +192,24 @@ class Store:
 
     @classmethod
     def peek(cls, path: Path) -> Store:
-        """The store at `path` read-only (`open_read_only`), or, when there is no file, an empty
-        store in memory: a command checks its input against what is stored without creating or
-        changing anything, and opens the store to write only once all of it is good."""
-        if path.exists():
-            return cls.open_read_only(path)
+        """The store at `path` for reading only, or, when there is no file, an empty store in
+        memory: a command checks its input against what is stored without creating or changing
+        anything, and opens the store to write only once all of it is good.
+
+        The file is opened as writers open it (so that SQLite, closing the last connection,
+        removes the `-wal` and `-shm` files it made), with an authorizer that refuses every
+        change to it: tables it lacks are made in temporary memory (`ReadOnlyConnection`)."""
         store = cls(path)
-        connection = sqlite3.connect(":memory:", factory=ReadOnlyConnection)
-        connection.executescript(SCHEMA)
+        exists = path.exists()
+        try:
+            connection = sqlite3.connect(path if exists else ":memory:", timeout=30,
+                                         isolation_level=None, factory=ReadOnlyConnection)
+            if exists:
+                connection.set_authorizer(_reads_only)
+                _checked(connection, path)
+            connection.executescript(SCHEMA)
+        except sqlite3.Error as exc:
+            raise InputError(f"cannot read the store {path}: {exc}") from None
         store._connection = connection
         return store
 
