@@ -93,7 +93,7 @@ def test_the_model_spec_hint_keeps_its_brackets(tmp_path: Path) -> None:
     assert "PROVIDER:MODEL[@URL][#KEY_ENV][?SETTINGS]" in " ".join(usage.stdout.split())
 
 
-UNSAFE_RUNS = ["../x", "/tmp/replay-absolute-run", "a/b", ".hidden", "-x", "a b", "x" * 201]
+UNSAFE_RUNS = ["../x", "/tmp/replay-absolute-run", "a/b", ".hidden", "run:1", "a b", "x" * 201]
 
 
 @pytest.mark.parametrize("name", UNSAFE_RUNS)
