@@ -191,8 +191,9 @@ RUNS_OF_ANOTHER_SCHEMA = [META, "INSERT INTO meta VALUES ('schema_version', '1')
 
 
 @pytest.mark.parametrize("statements, message, command", [
-    *[(statements, message, command) for statements, message in SCHEMAS
-      for command in (VALIDATE, ["report"], BACKBONE)],
+    *[(*SCHEMAS[0], command) for command in (VALIDATE, ["report"], BACKBONE)],
+    *[(*schema, command) for schema, command in zip(SCHEMAS[1:], (VALIDATE, ["report"],
+                                                                  BACKBONE), strict=True)],
     (RUNS_OF_ANOTHER_SCHEMA, "its table runs has no column digest", ["report"]),
     (RUNS_OF_ANOTHER_SCHEMA, "its table runs has no column digest", BACKBONE),
 ], ids=lambda value: value[0] if isinstance(value, list) and value[0].isalpha() else None)
