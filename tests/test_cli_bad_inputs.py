@@ -148,6 +148,7 @@ def test_paths_computed_from_ids_stay_under_their_root(tmp_path: Path) -> None:
     ("anthropic:m@http:/127.0.0.1:8000", "'http:/127.0.0.1:8000' after '@' looks like a base "
                                          "URL without a well-formed"),
     ("openai:m@htp://127.0.0.1:8000/v1", "not an ad-hoc model spec"),
+    ("openai:gpt-4o@", "nothing after '@'"),
     ("openai:m@http:///v1", "model 'openai:m@http:///v1': setting base_url"),
 ])
 def test_a_spec_that_would_reach_a_public_endpoint_by_a_typo_is_refused(

@@ -127,8 +127,11 @@ def _refuse_schemeless(text: str, model: str, official_url: str) -> None:
     names with an `@` version (`claude-opus-4-1@20250805`) have none of these after it."""
     name, at, after = model.rpartition("@")
     if not at or not name or not (any(mark in after for mark in "./:")
-                                  or after.startswith("localhost")):
+                                  or after.startswith("localhost") or not after):
         return
+    if not after:
+        raise InputError(f"model {text!r}: nothing after '@': write @http://HOST:PORT/v1, or "
+                         f"leave the '@' out for {official_url}")
     mistyped = re.match(r"[A-Za-z]*:?/+", after) is not None
     fix = "" if mistyped else f"; write @http://{after}"
     raise InputError(f"model {text!r}: {after!r} after '@' looks like a base URL without a "
