@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from replay.errors import InputError
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 TESTBED = "/testbed"  # where an instance's repository is, in every backend
 VENV = "/opt/replay-venv"  # where its interpreter and packages are, in every backend
@@ -17,6 +19,16 @@ def home() -> Path:
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "replay"
     )
     return Path(base)
+
+
+def within(root: Path, *parts: str) -> Path:
+    """`root` joined with `parts`, which must stay under `root` (no `..` out of it, no absolute
+    part): a path computed from an identifier never leaves its folder. Bad input otherwise."""
+    joined = Path(os.path.normpath(root.joinpath(*parts)))
+    base = Path(os.path.normpath(root))
+    if joined != base and base not in joined.parents:
+        raise InputError(f"{'/'.join(parts)!r} leads out of {root}: refused")
+    return root.joinpath(*parts)
 
 
 def default_store() -> Path:

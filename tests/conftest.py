@@ -47,6 +47,14 @@ def run_replay(*args: str, cwd: Path | None = None,
                           env={**os.environ, "COLUMNS": "200", **(env or {})}, timeout=600)
 
 
+def one_line_exit_2(done: subprocess.CompletedProcess[str], message: str) -> None:
+    """The command refused its input as bad input should be: exit 2 and one line on stderr,
+    `error: ` and `message` first."""
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.strip().splitlines() == [done.stderr.strip()], done.stderr
+    assert done.stderr.startswith(f"error: {message}"), done.stderr
+
+
 TINY_FILES = {
     "shapes/__init__.py": "",
     "shapes/area.py": (

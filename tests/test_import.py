@@ -209,6 +209,10 @@ def test_bad_input_is_one_line_and_leaves_nothing_behind(
     assert done.returncode == 2, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], lines
+    if "before-edit" not in extra:  # the files are checked before the store is made
+        assert not store.parent.exists()
+        return
+    # before-edit needs the actions executed: the store is made, and nothing is kept in it
     with sqlite3.connect(store) as db:
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
         for table in {"trajectories", "histories"} & tables:

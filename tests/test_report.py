@@ -143,34 +143,35 @@ PROMPT_NAMES = ("claude-code", "codex", "gemini-cli", "opencode", "kimi-code")
 
 @pytest.fixture
 def long_names(tmp_path: Path) -> Path:
-    """A prompt sweep run named `[/run]` (markup) on an ad-hoc model with a long name, over an
-    instance with a long id; one POST refused."""
+    """A prompt sweep run on an ad-hoc model with a long name, over an instance with a long
+    id; one POST refused (its reason holds markup, `[/x]`). Run names are held to a safe set
+    (issue 21), so markup in one is refused where it enters."""
     path = tmp_path / "runs" / "replay.db"
     plan = Plan(kind="prompt", agent="agent", agent_id="openai:agent@http://127.0.0.1:1/v1",
                 instances=(LONG_INSTANCE, "short-1"),
                 summarizers=(*(f"{LONG_MODEL}:{name}" for name in PROMPT_NAMES),
                              "anchor_index"))
     with open_store(path) as store:
-        save_run(store, "[/run]", plan)
+        save_run(store, "piped-run", plan)
         for instance in plan.instances:
             store.record_validation(instance, "local", "valid", [], {})
-            record_cell(store, "[/run]", done(instance, "pre", "", True))
+            record_cell(store, "piped-run", done(instance, "pre", "", True))
             for index, summarizer in enumerate(plan.summarizers):
                 cell = done(instance, "post", summarizer, index % 2 == 0)
                 if summarizer.endswith("codex"):
                     cell.refused = "agent request refused: model 'agent' refused [/x] the request"
-                record_cell(store, "[/run]", cell)
+                record_cell(store, "piped-run", cell)
     return path
 
 
 def test_piped_tables_keep_every_name_whole(long_names: Path) -> None:
-    done = run_replay("report", "[/run]", "--cells", "--store", str(long_names),
+    done = run_replay("report", "piped-run", "--cells", "--store", str(long_names),
                       env={"COLUMNS": ""})
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert "…" not in done.stdout and "[/run]" in done.stdout
+    assert "…" not in done.stdout and "piped-run" in done.stdout
     grid = lines[:lines.index(next(line for line in lines if line.startswith("P preserved")))]
-    assert "outcomes of run [/run] (summarizers: model smollm2-360m-instruct)" in grid[0]
+    assert "outcomes of run piped-run (summarizers: model smollm2-360m-instruct)" in grid[0]
     assert f"claude-code = {LONG_MODEL}:claude-code" in done.stdout  # the legend: full names
     header = next(line for line in grid if "claude-code" in line)
     assert all(name in header for name in (*PROMPT_NAMES, "anchor_index"))
@@ -183,13 +184,13 @@ def test_piped_tables_keep_every_name_whole(long_names: Path) -> None:
 def test_a_narrow_terminal_keeps_instance_names_whole(long_names: Path) -> None:
     out = io.StringIO()
     with open_store(long_names) as store:
-        render(build(store, "[/run]"), Console(file=out, width=100), cells=True)
+        render(build(store, "piped-run"), Console(file=out, width=100), cells=True)
     assert sum(LONG_INSTANCE in line for line in out.getvalue().splitlines()) == 1 + 7
 
 
 def test_the_heatmap_shows_whole_labels_axis_titles_and_damage_rates(long_names: Path) -> None:
     with open_store(long_names) as store:
-        report = build(store, "[/run]")
+        report = build(store, "piped-run")
     figure = heatmap_figure(report)
     figure.canvas.draw()
     renderer = figure.canvas.get_renderer()

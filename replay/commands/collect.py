@@ -61,12 +61,13 @@ def collect_command(instances: Sequence[Instance], model_name: str, rules: Seque
     """
     spec = resolve(model_name)
     identity = model_id(spec)
-    with Store.open(store_path) as store, CallCache(store_path) as cache:
-        missing = [i for i in instances if not is_collected(store, i, identity, config,
+    with Store.peek(store_path) as seen:  # bad input is refused before the store is written
+        missing = [i for i in instances if not is_collected(seen, i, identity, config,
                                                             seed_index)]
-        if missing:
-            api_key(spec)
-            preflight(missing)
+    if missing:
+        api_key(spec)
+        preflight(missing)
+    with Store.open(store_path) as store, CallCache(store_path) as cache:
         backend = make_backend("local", mirrors)
         results = []
         with ModelClient(spec, cache, deadline=call_deadline) as model:

@@ -23,7 +23,7 @@ from replay.environments.backends import make_backend
 from replay.errors import HarnessError
 from replay.histories.boundaries import Rule, parse_rule
 from replay.histories.importers import FORMATS
-from replay.histories.importers.rebuild import import_files
+from replay.histories.importers.rebuild import check_files, import_files
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
 from replay.paths import default_store
@@ -35,7 +35,9 @@ DEFAULT_BOUNDARY = "fraction:1"
 def import_command(paths: Sequence[Path], rules: Sequence[Rule], instances: Sequence[Instance],
                    fmt: str, instance_id: str | None, store_path: Path, mirrors: Path | None,
                    console: Console, test_timeout: float | None = None) -> int:
-    """Import the files, print each with its divergences and histories; 1 on a harness fault."""
+    """Import the files, print each with its divergences and histories; 1 on a harness fault.
+    The files are read and checked before the store is opened (or created)."""
+    check_files(paths, rules, instances, fmt, instance_id)
     with Store.open(store_path) as store:
         try:
             imported, fresh = import_files(paths, rules, instances,

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from replay.errors import InputError
+from replay.names import history_id, safe_name
 from replay.paths import repo_mirrors_from_env
 
 PIPED_WIDTH = 10_000  # output that is not a terminal: tables as wide as their cells
@@ -56,6 +57,21 @@ def existing_store(path: Path) -> Path:
     return path
 
 
+def run_name(value: str | None) -> str | None:
+    """A run name names the folder of its exports: a safe name, or bad input."""
+    return None if value is None else safe_name("run name", value)
+
+
+def history_ids(values: list[str] | None) -> list[str] | None:
+    """`--history` values: histories' ids or prefixes (hexadecimal), or bad input."""
+    return None if values is None else [history_id(value) for value in values]
+
+
+def one_history_id(value: str | None) -> str | None:
+    """One `--history` value (see `history_ids`)."""
+    return None if value is None else history_id(value)
+
+
 Suite = Annotated[str, typer.Option(
     help="Suite: a bundled name (see instances/) or a folder holding a suite.toml.")]
 Dataset = Annotated[str | None, typer.Option(
@@ -82,7 +98,8 @@ CallDeadline = Annotated[float | None, typer.Option(
     help="Seconds one model call may take, all its retries included; then the cell is an "
          "error, run again next time (default: the model's `deadline`, else 900).")]
 HistoryIds = Annotated[list[str] | None, typer.Option(
-    "--history", help="A history's id or a prefix of it (repeatable): the one its instance "
+    "--history", callback=history_ids,
+    help="A history's id or a prefix of it (repeatable): the one its instance "
                       "continues from, bundled or stored (`replay collect`, `replay import`); "
                       "default: the instance's bundled history, else its one stored history.")]
 HistoryRule = Annotated[str | None, typer.Option(

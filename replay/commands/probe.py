@@ -20,6 +20,7 @@ from replay.commands.options import (
     StorePath,
     console,
     existing_store,
+    run_name,
 )
 from replay.commands.sweep import prompt_loader
 from replay.compaction.carriers import CARRIERS
@@ -275,6 +276,7 @@ def register(app: typer.Typer) -> None:
         model: Annotated[str, typer.Option(help="The answering model: an alias or "
                                                 "PROVIDER:MODEL[@URL][#KEY_ENV].")],
         run: Annotated[str | None, typer.Argument(
+            callback=run_name,
             help="Run name (default: the latest run, unless --method/--suite name others)."
         )] = None,
         generations: Annotated[int, typer.Option(

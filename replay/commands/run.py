@@ -24,6 +24,7 @@ from replay.commands.options import (
     Suite,
     TestTimeout,
     console,
+    one_history_id,
     say,
 )
 from replay.commands.prompts import ensure_prompt
@@ -102,18 +103,21 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
     """Run one cell (PRE or POST) through the sweep's cell pipeline, keeping its summary and
     continuation in the store as a sweep does; 0 when its tests pass, 1 when they fail (or a
     request was refused) or the harness failed. Raises `Halt` for a refused key, a model not
-    found or an unreachable endpoint."""
+    found or an unreachable endpoint. Bad input is refused before the store is opened to
+    write (or created)."""
     agent_spec = resolve(options.agent_model)
     api_key(agent_spec)
     settings = Settings(agent_spec, options.carrier, options.steps, options.temperature)
     recipe = load_recipe(instance, mirrors=mirrors)
+    with Store.peek(store_path) as seen:  # all input checked before the store is written
+        task = _task(instance, options, seen)
     chosen = make_backend(backend, mirrors, base_image)
     clients: list[ModelClient] = []
     breaker = Breaker()
     try:
         with open_store(store_path) as store, CallCache(store_path) as cache:
             validation = store.validation(instance.instance_id, chosen.name)
-            task = replace(_task(instance, options, store), gold_seconds=gold_seconds(validation),
+            task = replace(task, gold_seconds=gold_seconds(validation),
                            test_timeout=cell_timeout(options.test_timeout, validation))
 
             def model(spec: ModelSpec) -> ModelClient:
@@ -181,6 +185,7 @@ def register(app: typer.Typer) -> None:
         suite: Suite = "demo", dataset: Dataset = None, store: StorePath = None,
         repo_mirror: Mirrors = None, backend: BackendName = "local", base_image: BaseImage = None,
         history: Annotated[str | None, typer.Option(
+            callback=one_history_id,
             help="A stored history's id (or prefix), from `replay collect` or `replay import`; "
                  "default: the instance's bundled history.")] = None,
         history_rule: Annotated[str | None, typer.Option(

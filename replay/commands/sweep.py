@@ -25,7 +25,7 @@ from replay.commands.options import (
     Suite,
     TestTimeout,
     console,
-    existing_store,
+    run_name,
     say,
 )
 from replay.commands.prompts import ensure_prompt
@@ -47,27 +47,23 @@ from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.models.types import ModelSpec
 from replay.paths import default_store
-from replay.report.exports import reports_folder, write
 from replay.report.tables import build, render
 from replay.store import Store
 from replay.sweep.budget import Budget
 from replay.sweep.cells import Prepared, prepare
-from replay.sweep.confirm import confirm_pairs, fixed_samples
 from replay.sweep.continuation import model_id
 from replay.sweep.execution import estimate, execute, finished_line
-from replay.sweep.executors import make_executor
+from replay.sweep.executors import check_executor, make_executor
 from replay.sweep.fit import context_warnings, fitting
 from replay.sweep.histories import choose_histories
 from replay.sweep.plan import (
     DEFAULT_TEMPERATURE,
     Plan,
     bind_run,
-    check_timeout,
-    latest_run,
     load_cells,
     open_store,
+    peek_store,
     pending,
-    require_run,
     save_run,
     timeout_text,
 )
@@ -102,24 +98,33 @@ def prompt_loader(plan: Plan) -> Callable[[str], PromptText]:
 
 def sweep_command(plan: Plan, run: str | None, how: Execution, out: Console,
                   histories: HistoryChoice = NO_CHOICE) -> int:
-    """Run (or extend, or resume) a sweep from the `histories` chosen; 0 when no cell ended in
-    an error, else 1."""
+    """Run (or extend, or resume) a sweep from the `histories` chosen; 0 when every cell and
+    every validation ended without an error, else 1.
+
+    All input is checked against the store read-only first (`Store.peek`); the store is opened
+    to write (created if need be) only once it is all good, and never by a dry run."""
     agent = resolve(plan.agent)
     if not how.dry_run:  # a missing key is one line before any download or build
         _check_keys(plan, agent)
-    with open_store(how.store) as store:
+        check_executor(how.executor, how.ray_address)
+    with peek_store(how.store) as seen:
         instances = choose_instances(plan.suite, plan.dataset, plan.instances, None, None)
         if histories.fit:
-            instances = fitting(instances, store, histories.rule, agent, lambda s: say(out, s))
+            instances = fitting(instances, seen, histories.rule, agent, lambda s: say(out, s))
             plan = plan.model_copy(update={"instances": tuple(i.instance_id for i in instances)})
         plan = plan.model_copy(update={"histories": choose_histories(
-            instances, store, histories.ids, histories.rule)})
+            instances, seen, histories.ids, histories.rule)})
         name = run or plan.default_name()
-        merged = bind_run(store, name, plan)
+        merged = bind_run(seen, name, plan)
         if how.backend:
             merged = merged.model_copy(update={"backend": how.backend})
-        return _run_plan(store, name, prepare(merged, agent, prompt_loader(merged), store), how,
-                         out)
+        prepared = prepare(merged, agent, prompt_loader(merged), seen)
+        if how.dry_run:
+            print_estimate(seen, name, prepared, out)
+            return 0
+        todo = checked_todo(seen, name, prepared)
+    with open_store(how.store) as store:
+        return execute_plan(store, name, prepared, how, out, todo, show=True)
 
 
 def _check_keys(plan: Plan, agent: ModelSpec) -> None:
@@ -134,62 +139,18 @@ def _check_keys(plan: Plan, agent: ModelSpec) -> None:
             api_key(resolve(model))
 
 
-def confirm_command(run: str | None, how: Execution, out: Console) -> int:
-    """Re-run each damaged pair at seeds 1 and 2; 0 when no cell ended in an error, else 1.
-
-    Pending seed-0 cells of the run are run too, and pairs they turn out damaged are confirmed
-    in a second round.
-    """
-    with open_store(existing_store(how.store)) as store:
-        name = run or latest_run(store)
-        plan = require_run(store, name)
-        check_timeout(name, plan, how.test_timeout)
-        if how.backend:
-            plan = plan.model_copy(update={"backend": how.backend})
-        agent = resolve(plan.agent)
-        if model_id(agent) != plan.agent_id:
-            raise InputError(f"the agent model {plan.agent!r} is now {model_id(agent)}, not "
-                             f"{plan.agent_id} as when run {name!r} began")
-        plan, code = confirm_pairs(
-            store, name, plan, how.dry_run,
-            lambda plan: _run_plan(store, name, prepare(plan, agent, prompt_loader(plan), store),
-                                   how, out, show=False),
-            lambda line: say(out, line), _greedy_note(plan, agent))
-        if how.dry_run:
-            return code
-        if not plan.confirm:
-            say(out, f"run {name}: no damaged pair to confirm")
-        render(build(store, name), out)
-        return code
-
-
-def _greedy_note(plan: Plan, agent: ModelSpec) -> str | None:
-    """What confirm says when the agent or a summarizer backbone samples at temperature 0."""
-    backbones = {parse_summarizer(s).backbone for s in plan.summarizers} - {None}
-    fixed = fixed_samples(plan, [agent, *(resolve(name) for name in sorted(backbones))])
-    if not fixed:
-        return None
-    return (f"note: {', '.join(fixed)} sample(s) at temperature 0 (the run's temperature is "
-            f"{plan.temperature:g}; a model's own `temperature` setting wins): a deterministic "
-            "server answers seeds 1 and 2 as it answered seed 0 (a seed changes nothing without "
-            "sampling), so these confirmation samples cannot differ and damage can only look "
-            "stable")
-
-
-def _run_plan(store: Store, name: str, prepared: Prepared, how: Execution, out: Console,
-              show: bool = True) -> int:
-    plan = prepared.plan
-    if how.dry_run:
-        _print_estimate(store, name, prepared, out)
-        return 0
-    todo = pending(plan, load_cells(store, name))
+def checked_todo(store: Store, name: str, prepared: Prepared) -> int:
+    """How many cells of the run are pending, once every model they call has its key."""
+    todo = pending(prepared.plan, load_cells(store, name))
     for spec in prepared.models(todo):
         api_key(spec)
-    return _execute(store, name, prepared, how, out, len(todo), show)
+    return len(todo)
 
 
-def _execute(store: Store, name: str, prepared: Prepared, how: Execution, out: Console,
-             todo: int, show: bool) -> int:
+def execute_plan(store: Store, name: str, prepared: Prepared, how: Execution, out: Console,
+                 todo: int, show: bool) -> int:
+    """Record the run's plan, run its `todo` pending cells and say what came of them (with
+    `show`, the grid too); 0 when no cell and no validation ended in an error, else 1."""
     plan = prepared.plan
     save_run(store, name, plan)
     setup = Setup(prepared.settings, plan.backend, how.mirrors, store.path, how.per_provider,
@@ -201,7 +162,16 @@ def _execute(store: Store, name: str, prepared: Prepared, how: Execution, out: C
             result = execute(prepared, name, store, cache, executor, progress, how.budget)
     finally:
         executor.close()
-    say(out, finished_line(name, result, len(plan.cells())))
+    faults = [found for found in result.validated if found.status == "error"]
+    say(out, finished_line(name, result, len(plan.cells()), len(faults)))
+    if faults:
+        waiting = sum(1 for cell in pending(plan, load_cells(store, name))
+                      if cell.instance_id in {found.instance_id for found in faults})
+        say(out, f"  {len(faults)} validation(s) ended in a harness fault, so their "
+                 f"{waiting} cell(s) did not run (run the command again to retry them):")
+    for found in faults[:5]:
+        reason = (found.reasons or ["no reason recorded"])[0].strip().splitlines()[0]
+        say(out, f"  error validating {found.instance_id}: {reason}")
     for failed in result.errors[:5]:
         say(out, f"  error {failed.cell}: {failed.error}")
     if result.unstarted and how.budget is not None:
@@ -209,10 +179,11 @@ def _execute(store: Store, name: str, prepared: Prepared, how: Execution, out: C
     if show:
         render(build(store, name), out)
         say(out, f"`replay report {name}` writes the exports", style="dim")
-    return 1 if result.errors or result.unstarted else 0
+    return 1 if result.errors or result.unstarted or faults else 0
 
 
-def _print_estimate(store: Store, name: str, prepared: Prepared, out: Console) -> None:
+def print_estimate(store: Store, name: str, prepared: Prepared, out: Console) -> None:
+    """What a dry run shows: the plan, its cells and at most how many calls, tokens, dollars."""
     plan = prepared.plan
     found = estimate(prepared, name, store)
     unpriced = f" (no price for {', '.join(found.unpriced)})" if found.unpriced else ""
@@ -280,7 +251,8 @@ Backend = Annotated[str | None, typer.Option(help="Environment backend (default 
 Executor = Annotated[str, typer.Option(help="local (threads) or ray.")]
 RayAddress = Annotated[str | None, typer.Option(help="Ray cluster address (default: local).")]
 RunName = Annotated[str | None, typer.Option(
-    "--run", help="Run name: resume or extend it (default: derived from the plan).")]
+    "--run", callback=run_name,
+    help="Run name: resume or extend it (default: derived from the plan).")]
 DryRun = Annotated[bool, typer.Option(help="Show the plan, calls, tokens and cost; run nothing.")]
 Baselines = Annotated[list[str] | None, typer.Option(
     "--baseline", help="Mechanical summarizer to add: anchor_index, observation-masking, tail:N.")]
@@ -291,16 +263,11 @@ Prompts = Annotated[str, typer.Option(help="Prompts to compare, comma-separated.
 Dollars = Annotated[float | None, typer.Option(
     "--budget", min=0, help="Start no cell once spend so far plus the cells in flight would pass "
                             "this many dollars (exit 1; the cells done are kept).")]
-RunArgument = Annotated[str | None, typer.Argument(help="Run name (default: the latest run).")]
 
 
 def register(app: typer.Typer) -> None:
-    """Add `replay backbone`, `prompt`, `confirm` and `report` to the command line."""
-    _register_sweeps(app)
-    _register_follow_ups(app)
+    """Add `replay backbone` and `prompt` to the command line."""
 
-
-def _register_sweeps(app: typer.Typer) -> None:
     @app.command()
     def backbone(
         agent_model: DefaultAgent = DEFAULT_MODEL,
@@ -356,44 +323,3 @@ def _register_sweeps(app: typer.Typer) -> None:
                         call_deadline=call_deadline, budget=Budget.of(budget))
         raise typer.Exit(sweep_command(plan, run, how, console,
                                        HistoryChoice.parse(history, history_rule)))
-
-
-def _register_follow_ups(app: typer.Typer) -> None:
-    @app.command()
-    def confirm(
-        run: RunArgument = None, workers: Workers = 1, per_provider: PerProvider = 8,
-        backend: Backend = None, executor: Executor = "local", ray_address: RayAddress = None,
-        dry_run: DryRun = False, store: StorePath = None, repo_mirror: Mirrors = None,
-        base_image: BaseImage = None, call_deadline: CallDeadline = None,
-        test_timeout: TestTimeout = None, budget: Dollars = None,
-    ) -> None:
-        """Re-run every damaged pair twice more (seeds 1, 2): stable damage or seed-variable."""
-        how = Execution(store or default_store(), workers, per_provider, backend, executor,
-                        ray_address, repo_mirror, dry_run, base_image=base_image,
-                        call_deadline=call_deadline, test_timeout=test_timeout,
-                        budget=Budget.of(budget))
-        raise typer.Exit(confirm_command(run, how, console))
-
-    @app.command()
-    def report(
-        run: RunArgument = None, store: StorePath = None,
-        out: Annotated[Path | None, typer.Option(
-            help="Folder for the exports (default: reports/RUN beside the store).")] = None,
-        cells: Annotated[bool, typer.Option(help="Also print the diagnostics per cell.")] = False,
-        html: Annotated[Path | None, typer.Option(
-            help="Also write the web view's pages (see `replay view`) into this folder.")] = None,
-    ) -> None:
-        """Print a run's outcome grid, damage rates and prompt table; write the exports."""
-        with open_store(existing_store(store or default_store())) as opened:
-            name = run or latest_run(opened)
-            found = build(opened, name)
-            render(found, console, cells=cells)
-            for path in write(found, out or reports_folder(opened, name)):
-                say(console, f"wrote {path}")
-            if html is not None:
-                from replay.report.web.pages import write_site
-
-                pages = write_site(opened, name, html)
-                say(console, f"wrote {len(pages)} files of the web view: open "
-                             f"{html / 'index.html'}")
-

@@ -148,7 +148,11 @@ def load_sources(path: Path | None = None) -> dict[str, PromptSource]:
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise InputError(f"cannot read prompt sources {path}: {exc}") from None
     except ValidationError as exc:
-        raise InputError(f"invalid prompt sources {path}: {exc}") from None
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "entry"
+        problem = "missing" if first["type"] == "missing" else first["msg"]
+        raise InputError(f"invalid prompt sources {path}: a [[prompt]] entry: field {where}: "
+                         f"{problem}") from None
     by_name = {source.name: source for source in sources}
     if len(by_name) != len(sources):
         raise InputError(f"invalid prompt sources {path}: two prompts with the same name")

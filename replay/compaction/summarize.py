@@ -91,6 +91,9 @@ def parse_summarizer(text: str) -> SummarizerName:
     if text in ("anchor_index", "observation-masking"):
         return SummarizerName(text)
     if match := re.fullmatch(r"tail:(\d+)", text):
+        if int(match.group(1)) == 0:
+            raise InputError(f"summarizer {text!r}: tail:N keeps the last N tokens of the "
+                             "history, so N must be at least 1")
         return SummarizerName(text, tail_tokens=int(match.group(1)))
     backbone, _, prompt = text.rpartition(":")
     if not backbone or prompt not in PROMPT_NAMES:

@@ -46,7 +46,7 @@ from replay.environments.sandbox import check_sandbox, contained_argv
 from replay.environments.spool import collect
 from replay.errors import EnvironmentFault, InputError
 from replay.instances.records import Instance
-from replay.paths import BASE_PATH, TESTBED, VENV, home, network_variables
+from replay.paths import BASE_PATH, TESTBED, VENV, home, network_variables, within
 
 log = logging.getLogger(__name__)
 
@@ -302,7 +302,7 @@ class LocalBackend:
         if recipe.refusal:
             raise InputError(f"instance {instance.instance_id}: the local backend cannot build "
                              f"its environment: {recipe.refusal}")
-        built = self.root / f"{instance.instance_id}-{_build_key(instance, recipe)}"
+        built = within(self.root, f"{instance.instance_id}-{_build_key(instance, recipe)}")
         key = (built.name, slot)
         held = self._held.pop(key, None)
         if held is not None and held.lease is not None and held.lease.held and not rebuild:

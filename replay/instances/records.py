@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from replay.errors import InputError
+from replay.names import RULE, unsafe
 from replay.paths import instances_dir
+
+DEFAULT_PARSER = "parse_log_pytest"
 
 
 class Instance(BaseModel):
@@ -33,8 +37,8 @@ class Instance(BaseModel):
     hints_text: str = ""
     created_at: str = ""
     eval_script: str = ""
-    log_parser: str = "parse_log_pytest"
-    eval_type: str = "pass_and_fail"
+    log_parser: str = DEFAULT_PARSER
+    eval_type: Literal["pass_and_fail", "fail_only"] = "pass_and_fail"
     image: str = ""
     # Set only for instances whose repository is written in this project (the demo suite):
     # the directory holding the base commit's files.
@@ -43,6 +47,29 @@ class Instance(BaseModel):
     # folder in the suite (history.json + snapshot.diff, probes.json; a demo's instance.json
     # and repo/ too).
     bundle: Path | None = None
+
+    @field_validator("instance_id")
+    @classmethod
+    def _safe_id(cls, value: str) -> str:
+        """An instance id names folders (its environment, its logs): a safe name only."""
+        if unsafe(value):
+            raise ValueError(f"{value!r} is not a safe id: it names files and folders, so {RULE}")
+        return value
+
+    @field_validator("log_parser")
+    @classmethod
+    def _known_parser(cls, value: str) -> str:
+        """A parser swebench has, checked before any test runs (grading looks it up after;
+        swebench takes seconds to import, so the default parser is taken as known)."""
+        if value == DEFAULT_PARSER:
+            return value
+        from swebench.harness.log_parsers import PARSER_REGISTRY
+
+        if value not in PARSER_REGISTRY:
+            close = difflib.get_close_matches(value, list(PARSER_REGISTRY), n=1, cutoff=0.8)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            raise ValueError(f"unknown log parser {value!r}{hint}")
+        return value
 
     @field_validator("FAIL_TO_PASS", "PASS_TO_PASS", mode="before")
     @classmethod
@@ -71,7 +98,8 @@ def parse_row(row: Any, where: str) -> Instance:
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or "record"
-        problem = "missing" if first["type"] == "missing" else first["msg"]
+        problem = ("missing" if first["type"] == "missing" else
+                   first["msg"].removeprefix("Value error, "))
         raise InputError(f"{where}: instance {ident}: field {field}: {problem}") from None
 
 
@@ -80,12 +108,16 @@ def load_file(path: Path) -> list[Instance]:
     if not path.is_file():
         raise InputError(f"dataset file not found: {path}")
     suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        return list(_load_jsonl(path))
-    if suffix == ".json":
-        return _load_json(path)
+    try:
+        if suffix == ".jsonl":
+            return unique(list(_load_jsonl(path)), str(path))
+        if suffix == ".json":
+            return unique(_load_json(path), str(path))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); a dataset "
+                         "is UTF-8 JSON or JSON Lines, or parquet") from None
     if suffix == ".parquet":
-        return _load_parquet(path)
+        return unique(_load_parquet(path), str(path))
     raise InputError(f"{path}: unknown dataset format {suffix!r} (use .json, .jsonl or .parquet)")
 
 
@@ -135,7 +167,19 @@ def load_hub(name: str, split: str = "test") -> list[Instance]:
             f"cannot load Hugging Face dataset {name!r} (split {split!r}): {reason}; "
             "offline, download it once or pass a .jsonl/.parquet file with --dataset"
         ) from None
-    return [parse_row(dict(row), f"{name}[{i}]") for i, row in enumerate(rows)]
+    return unique([parse_row(dict(row), f"{name}[{i}]") for i, row in enumerate(rows)], name)
+
+
+def unique(rows: list[Instance], where: str) -> list[Instance]:
+    """`rows`, refused when two share an instance id (a selection by id would pick one of
+    them silently, and both would write the same environment and logs)."""
+    seen: dict[str, int] = {}
+    for index, row in enumerate(rows):
+        first = seen.setdefault(row.instance_id, index)
+        if first != index:
+            raise InputError(f"{where}: instance id {row.instance_id} appears twice (records "
+                             f"{first} and {index}, counting from 0)")
+    return rows
 
 
 def load_dataset(source: str, split: str = "test") -> list[Instance]:
@@ -175,11 +219,8 @@ def load_suite(name: str, dataset: str | None = None) -> Suite:
     if not path.is_file():
         known = ", ".join(suite_names()) or "none"
         raise InputError(f"unknown suite {name!r} (bundled suites: {known})")
-    try:
-        spec = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: malformed TOML: {exc}") from None
-    ids: list[str] = spec.get("instances", [])
+    spec = _read_suite(path)
+    ids = _suite_ids(path, spec)
     source = dataset or spec.get("dataset")
     if source:
         rows = [_with_bundle(row, folder / row.instance_id)
@@ -188,6 +229,34 @@ def load_suite(name: str, dataset: str | None = None) -> Suite:
         rows = [load_instance_dir(path.parent / ident) for ident in ids]
     return Suite(name=folder.name, description=spec.get("description", ""),
                  rule=spec.get("rule", ""), instances=rows)
+
+
+def _read_suite(path: Path) -> dict[str, Any]:
+    """suite.toml's table; its text fields must be text."""
+    try:
+        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"{path}: malformed TOML: {exc}") from None
+    for key in ("description", "rule", "dataset"):
+        if not isinstance(spec.get(key, ""), str):
+            raise InputError(f"{path}: `{key}` must be text, got {spec[key]!r}")
+    return spec
+
+
+def _suite_ids(path: Path, spec: dict[str, Any]) -> list[str]:
+    """The suite's `instances`: a list of distinct safe ids (each may name a folder in it)."""
+    ids = spec.get("instances", [])
+    if not isinstance(ids, list) or not all(isinstance(ident, str) for ident in ids):
+        raise InputError(f"{path}: `instances` must be a list of instance ids, e.g. "
+                         '["owner__repo-123"]')
+    for ident in ids:
+        if unsafe(ident):
+            raise InputError(f"{path}: instance id {ident!r} is not a safe id: it names a "
+                             f"folder, so {RULE}")
+    doubled = sorted({ident for ident in ids if ids.count(ident) > 1})
+    if doubled:
+        raise InputError(f"{path}: instance id {doubled[0]} appears twice in `instances`")
+    return ids
 
 
 def is_dataset_backed(name: str) -> bool:
@@ -211,6 +280,8 @@ def load_instance_dir(directory: Path) -> Instance:
         raise InputError(f"instance directory without instance.json: {directory}")
     try:
         row = json.loads(record.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{record}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{record}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
     if isinstance(row, dict):

@@ -12,10 +12,12 @@ PROVIDER is `openai` (any chat-completions server) or `anthropic`. Without @BASE
 provider's own endpoint and key variable are used (OPENAI_API_KEY, ANTHROPIC_API_KEY). With
 @BASE_URL no key is sent unless #KEY_ENV names the variable that holds one. MODEL may contain
 `/`, `:` and `@` but not `://`, `#`, `?` or spaces (only an `@` followed by http:// or https://
-starts the URL). SETTINGs are the fields of a models.toml table (`timeout`, `deadline`,
-`tool_choice`, `temperature`, `max_tokens`, `context_window`, `price_in`, `price_out`,
-`price_cached_in`) and `extra_body.NAME` for a field added to every request body (its VALUE
-read as JSON when it is JSON, else as text). Examples:
+starts the URL); an `@` followed by what looks like an address without its scheme
+(`@127.0.0.1:8000/v1`, `@localhost:8000`, `@http:/host`) is refused, since read as a model name
+it would go to the provider's public endpoint. SETTINGs are the fields of a models.toml table
+(`timeout`, `deadline`, `tool_choice`, `temperature`, `max_tokens`, `context_window`,
+`price_in`, `price_out`, `price_cached_in`) and `extra_body.NAME` for a field added to every
+request body (its VALUE read as JSON when it is JSON, else as text). Examples:
 
     openai:Qwen/Qwen2.5-7B-Instruct@http://127.0.0.1:8000/v1     (vLLM, SGLang)
     openai:qwen2.5:7b@http://127.0.0.1:11434/v1                   (Ollama)
@@ -113,6 +115,8 @@ def parse_adhoc(text: str) -> ModelSpec:
         raise InputError(f"not an ad-hoc model spec: {text!r}; expected {_GRAMMAR}")
     provider = match["provider"]
     official_url, official_key = _OFFICIAL[provider]
+    if not match["base_url"]:
+        _refuse_schemeless(text.strip(), match["model"], official_url)
     base_url = match["base_url"] or official_url
     key_env = match["key_env"] or ("" if match["base_url"] else official_key)
     fields = {"alias": text.strip(), "provider": provider, "model": match["model"],
@@ -143,6 +147,25 @@ def parse_gguf(text: str) -> ModelSpec:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or "path"
         raise InputError(f"model {text.strip()!r}: {field}: {first['msg']}") from None
+
+
+def _refuse_schemeless(text: str, model: str, official_url: str) -> None:
+    """A spec whose MODEL ends in `@` and something like an address (a dot, a colon, a slash,
+    localhost) is a base URL written without its scheme, or with a mistyped one: read as a model
+    name, it would send the request (and the key) to the provider's public endpoint. Model
+    names with an `@` version (`claude-opus-4-1@20250805`) have none of these after it."""
+    name, at, after = model.rpartition("@")
+    if not at or not name or not (any(mark in after for mark in "./:")
+                                  or after.startswith("localhost") or not after):
+        return
+    if not after:
+        raise InputError(f"model {text!r}: nothing after '@': write @http://HOST:PORT/v1, or "
+                         f"leave the '@' out for {official_url}")
+    mistyped = re.match(r"[A-Za-z]*:?/+", after) is not None
+    fix = "" if mistyped else f"; write @http://{after}"
+    raise InputError(f"model {text!r}: {after!r} after '@' looks like a base URL without a "
+                     f"well-formed http:// or https://{fix} (read as a model name, the request "
+                     f"would go to {official_url})")
 
 
 def _settings(text: str, query: str) -> dict[str, Any]:

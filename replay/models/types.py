@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from typing import Any, Literal, Protocol
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -108,6 +109,8 @@ class ModelSpec(BaseModel):
             return value
         if not value.startswith(("http://", "https://")):
             raise ValueError(f"must start with http:// or https://, got {value!r}")
+        if not urlsplit(value).hostname:
+            raise ValueError(f"names no host: {value!r}")
         return value.rstrip("/")
 
     @field_validator("key_env")

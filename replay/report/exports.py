@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from replay.core.files import write_atomic
 from replay.measures.statistics import wilson
+from replay.paths import within
 from replay.report.costs import cost_sums
 from replay.report.markdown import to_markdown
 from replay.report.pairs import damage_rows, damage_verdict, pairs_of, retention_rows
@@ -169,5 +170,5 @@ def write(report: Report, folder: Path) -> list[Path]:
 
 def reports_folder(store: Store, run: str) -> Path:
     """Where the exports of a run go: `reports/<run>/` beside the store."""
-    return store.path.parent / "reports" / run
+    return within(store.path.parent / "reports", run)
 

@@ -98,19 +98,20 @@ class SweepResult:
         return [result for result in self.results if result.status == "error"]
 
 
-def finished_line(run: str, result: SweepResult, planned: int) -> str:
-    """What a sweep command says it did: the cells it ran, those the store answered, errors;
-    plainly that the cells came from the store when none had to run."""
+def finished_line(run: str, result: SweepResult, planned: int, faults: int = 0) -> str:
+    """What a sweep command says it did: the cells it ran, those the store answered, errors
+    (`faults`: validations that ended in a harness fault count too); plainly that the cells
+    came from the store when none had to run."""
     refused = f", {result.refused} ended in a refused request" if result.refused else ""
     refused += f", {result.timed_out} with tests timed out" if result.timed_out else ""
-    if not result.results and not result.unstarted:
+    if not result.results and not result.unstarted and not faults:
         return (f"run {run}: all {planned} cell(s) of the plan were already in the store: "
                 "nothing ran, no model was called")
     if result.results and result.kept == len(result.results):
         return (f"run {run}: {result.kept} cell(s) came from the store (kept from earlier "
                 f"runs): nothing ran{refused}")
     return (f"run {run}: {len(result.results)} cell(s) finished: {result.ran} run, "
-            f"{result.kept} kept from the store, {len(result.errors)} error(s){refused}")
+            f"{result.kept} kept from the store, {len(result.errors) + faults} error(s){refused}")
 
 
 def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, executor: Executor,

@@ -14,6 +14,7 @@ once, `halted` too.
 
 from __future__ import annotations
 
+import importlib.util
 import queue
 import threading
 from collections.abc import Iterator
@@ -214,16 +215,23 @@ def unstarted(task: Task) -> Finished:
                     unstarted=True)
 
 
+def check_executor(name: str, address: str | None = None) -> None:
+    """Bad input unless `name` is an executor this machine can start with `address`."""
+    if name not in EXECUTORS:
+        raise InputError(f"unknown executor {name!r}: use one of {', '.join(EXECUTORS)}")
+    if name == "local" and address:
+        raise InputError("--ray-address needs --executor ray")
+    if name == "ray" and importlib.util.find_spec("ray") is None:
+        raise InputError("--executor ray needs the `ray` package: pip install ray")
+
+
 def make_executor(name: str, setup: Setup, workers: int, address: str | None = None,
                   budget: Budget | None = None) -> LocalExecutor | RayExecutor:
     """The executor called `name` (see EXECUTORS), keeping to `budget` when one is given."""
+    check_executor(name, address)
     if name == "local":
-        if address:
-            raise InputError("--ray-address needs --executor ray")
         return LocalExecutor(setup, workers, budget)
-    if name == "ray":
-        try:
-            return RayExecutor(setup, workers, address, budget)
-        except ImportError:
-            raise InputError("--executor ray needs the `ray` package: pip install ray") from None
-    raise InputError(f"unknown executor {name!r}: use one of {', '.join(EXECUTORS)}")
+    try:
+        return RayExecutor(setup, workers, address, budget)
+    except ImportError:
+        raise InputError("--executor ray needs the `ray` package: pip install ray") from None

@@ -57,6 +57,14 @@ def open_store(path: Path) -> Store:
     return store
 
 
+def peek_store(path: Path) -> Store:
+    """The store at `path` with this module's tables, read-only (see `Store.peek`): nothing is
+    created or written."""
+    store = Store.peek(path)
+    store.db.executescript(SCHEMA)
+    return store
+
+
 @dataclass(frozen=True, order=True)
 class CellId:
     """One cell: PRE cells have summarizer "" (they do not depend on one)."""

@@ -81,12 +81,7 @@ def import_files(paths: Sequence[Path], rules: Sequence[Rule], instances: Sequen
     Every file is read and checked first and every boundary cut before anything is stored, so
     bad input (a corrupt file, another instance, a boundary past the end) leaves no trace.
     """
-    by_id = {instance.instance_id: instance for instance in instances}
-    recorded = [read_trajectory(path, fmt) for path in paths]
-    chosen = [_instance(path, r, instance_id, by_id) for path, r in zip(paths, recorded,
-                                                                        strict=True)]
-    for path, trajectory in zip(paths, recorded, strict=True):
-        _precheck(path, trajectory, rules)
+    recorded, chosen = check_files(paths, rules, instances, fmt, instance_id)
     with tempfile.TemporaryDirectory(prefix="replay-import-") as scratch:
         imported = [_import_one(path, trajectory, instance, backend, store, rules,
                                 Path(scratch), test_timeout)
@@ -101,6 +96,20 @@ def import_files(paths: Sequence[Path], rules: Sequence[Rule], instances: Sequen
     fresh = keep(store, [h for item in imported for h in item.histories],
                  [item.trajectory for item in imported if not item.reused])
     return imported, fresh
+
+
+def check_files(paths: Sequence[Path], rules: Sequence[Rule], instances: Sequence[Instance],
+                fmt: str = "auto", instance_id: str | None = None,
+                ) -> tuple[list[Recorded], list[Instance]]:
+    """Read every file, find its instance and check every rule that needs only its steps;
+    bad input raises before anything runs or is stored. Returns the recordings and instances."""
+    by_id = {instance.instance_id: instance for instance in instances}
+    recorded = [read_trajectory(path, fmt) for path in paths]
+    chosen = [_instance(path, r, instance_id, by_id) for path, r in zip(paths, recorded,
+                                                                        strict=True)]
+    for path, trajectory in zip(paths, recorded, strict=True):
+        _precheck(path, trajectory, rules)
+    return recorded, chosen
 
 
 def _import_one(path: Path, recorded: Recorded, instance: Instance, backend: Backend,
