@@ -50,7 +50,7 @@ def main() -> int:
             for _ in range(args.runs):
                 contained.append(_timed(lambda: env.exec("true")))
                 plain.append(_timed(lambda: subprocess.run(
-                    ["bash", "-c", "true"], cwd=env.tree, check=True)))
+                    ["bash", "-c", "true"], cwd=env.build / "tree", check=True)))
         finally:
             backend.close()
     median_contained, median_plain = statistics.median(contained), statistics.median(plain)
