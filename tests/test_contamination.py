@@ -78,7 +78,10 @@ VECTORS = {
         "test -e .plant-alive && echo STILL-RUNNING || echo GONE"),
 }
 DISK_LIMIT = 64 << 20
-DISK_FILLER = ("dd if=/dev/zero of=/testbed/plant-fill bs=1M count=200 2>&1 | head -1",
+# an ignored file (the tiny repository ignores __pycache__/): an untracked one as large as the
+# layer would not fit again when the judge restores the tree (see the README's containment notes)
+DISK_FILLER = ("mkdir -p __pycache__ && "
+               "dd if=/dev/zero of=/testbed/__pycache__/fill bs=1M count=200 2>&1 | head -1",
                "echo LIVE")
 
 
