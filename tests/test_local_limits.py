@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from replay.environments.cgroups import Limits
-from replay.environments.local import LocalBackend, LocalEnvironment, release_stale_layers
+from replay.environments.layers import release_stale_layers
+from replay.environments.local import LocalBackend, LocalEnvironment
 from replay.environments.recipes import load_recipe
 from replay.instances.records import Instance
 

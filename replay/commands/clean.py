@@ -13,7 +13,7 @@ from replay.commands.options import console
 def clean_command(everything: bool, images: bool, console: Console) -> int:
     """Unmount the local cell layers of slots nobody holds, then remove replay's containers whose
     process is gone (all of them with `everything`)."""
-    from replay.environments.local import release_stale_layers
+    from replay.environments.layers import release_stale_layers
 
     console.print(f"unmounted {release_stale_layers()} local cell layer(s) of engines now gone",
                   highlight=False)

@@ -17,8 +17,10 @@ import os
 import subprocess
 from pathlib import Path
 
+from replay.environments.leases import lease_file, try_lease
 from replay.environments.sandbox import Overlay
 from replay.errors import EnvironmentFault
+from replay.paths import home
 
 PARTS = ("tree", "venv")
 
@@ -61,6 +63,26 @@ class CellLayer:
         """Unmount the layer (and one a dead engine left) and discard what it held."""
         while self.mounted:
             _mount(["-l", str(self.folder)], program="umount")
+
+
+def release_stale_layers(root: Path | None = None) -> int:
+    """Unmount the cell layers that engines now gone left mounted (a SIGKILL skips their
+    cleanup; a tmpfs holds its memory until unmounted): those of every slot under `root`
+    (default: the local backend's environments) that no live process leases. Returns how many
+    were unmounted."""
+    released = 0
+    for layer in sorted((root or home() / "envs").glob("*/cell")):
+        if not os.path.ismount(layer):
+            continue
+        lease = try_lease(lease_file(layer.parent), 0)
+        if lease is None:  # a live engine holds the slot
+            continue
+        try:
+            CellLayer(layer, 0).close()
+            released += 1
+        finally:
+            lease.release()
+    return released
 
 
 def _mount(arguments: list[str], program: str = "mount") -> None:

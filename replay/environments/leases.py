@@ -43,6 +43,11 @@ from replay.errors import EnvironmentFault
 MAX_SLOTS = 64
 
 
+def lease_file(root: Path) -> Path:
+    """A slot's lease file, beside its folder so that rebuilding the folder keeps it."""
+    return root.with_name(root.name + ".lease")
+
+
 class Lease:
     """An exclusive hold on one slot (see the module docstring)."""
 

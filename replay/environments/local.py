@@ -39,7 +39,7 @@ from replay.environments.base import (
 from replay.environments.cgroups import ControlGroup, Limits, make_group
 from replay.environments.interpreters import find_python, uv_binary
 from replay.environments.layers import CellLayer
-from replay.environments.leases import MAX_SLOTS, Lease, lease_first_free, try_lease
+from replay.environments.leases import MAX_SLOTS, Lease, lease_file, lease_first_free, try_lease
 from replay.environments.recipes import Recipe, recipe_variables
 from replay.environments.repos import prepare_repo
 from replay.environments.sandbox import check_sandbox, contained_argv
@@ -251,30 +251,6 @@ def _slot_root(built: Path, slot: int) -> Path:
     return built if slot == 0 else built.with_name(f"{built.name}.slot{slot}")
 
 
-def _lock_file(root: Path) -> Path:
-    """A slot's lease file, beside its folder so that rebuilding the folder keeps it."""
-    return root.with_name(root.name + ".lease")
-
-
-def release_stale_layers(root: Path | None = None) -> int:
-    """Unmount the cell layers that engines now gone left mounted (a SIGKILL skips their
-    cleanup; a tmpfs holds its memory until unmounted): those of every slot no live process
-    leases. Returns how many were unmounted."""
-    released = 0
-    for layer in sorted((root or home() / "envs").glob("*/cell")):
-        if not os.path.ismount(layer):
-            continue
-        lease = try_lease(_lock_file(layer.parent), 0)
-        if lease is None:  # a live engine holds the slot
-            continue
-        try:
-            CellLayer(layer, 0).close()
-            released += 1
-        finally:
-            lease.release()
-    return released
-
-
 class LocalBackend:
     """Builds local environments once per instance and recipe, reuses them warm, and leases each
     slot's tree to one holder at a time (see leases.py)."""
@@ -311,7 +287,7 @@ class LocalBackend:
         if held is not None:
             held.close()
         built.parent.mkdir(parents=True, exist_ok=True)
-        lease = lease_first_free(lambda k: _lock_file(_slot_root(built, k)), slot)
+        lease = lease_first_free(lambda k: lease_file(_slot_root(built, k)), slot)
         try:
             env = self._prepare(built, lease, instance, recipe, rebuild)
         except BaseException:
@@ -349,7 +325,7 @@ class LocalBackend:
         others = []
         try:
             for slot in range(MAX_SLOTS):
-                lock = _lock_file(_slot_root(built, slot))
+                lock = lease_file(_slot_root(built, slot))
                 if slot == lease.slot or not lock.exists() or self._holds(built, slot):
                     continue
                 other = try_lease(lock, slot)

@@ -147,15 +147,7 @@ def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: l
         argv += [tools["unshare"], "--net", "--mount", "--propagation", "private", "--"]
     argv += [tools["sh"], "-c", ROOT_SETUP, "replay-sandbox", str(engine_pid), tools["ip"],
              tools["mount"]]
-    for procs in cgroups:
-        argv += ["--cgroup", str(procs)]
-    for overlay in overlays:
-        argv += overlay.options()
-    if not network:
-        argv += ["--net"]
-        for address in unroutable:
-            argv += ["--route", address if "/" in address else f"{address}/32"]
-    argv += ["--"]
+    argv += _setup_options(cgroups, overlays, None if network else unroutable)
     argv += [
         tools["bwrap"],
         "--die-with-parent",            # sandbox PID 1 gets SIGKILL when bwrap dies
@@ -181,6 +173,22 @@ def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: l
     argv += ["--remount-ro", "/"]
     argv += ["--chdir", TESTBED, "--", "bash", "-c", command]
     return argv
+
+
+def _setup_options(cgroups: Sequence[str], overlays: Sequence[Overlay],
+                   unroutable: Sequence[str] | None) -> list[str]:
+    """ROOT_SETUP's options: the control groups to join, the overlays to mount and, unless
+    `unroutable` is None (install steps, on the host's network), loopback and its routes."""
+    options: list[str] = []
+    for procs in cgroups:
+        options += ["--cgroup", str(procs)]
+    for overlay in overlays:
+        options += overlay.options()
+    if unroutable is not None:
+        options += ["--net"]
+        for address in unroutable:
+            options += ["--route", address if "/" in address else f"{address}/32"]
+    return [*options, "--"]
 
 
 def _system_mounts() -> list[str]:
