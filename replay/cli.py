@@ -15,7 +15,7 @@ import typer
 from rich.text import Text
 
 from replay.commands.options import make_console
-from replay.errors import Halt, InputError
+from replay.core.errors import Halt, InputError
 
 COMMANDS = ("validate", "run", "models", "prompts", "collect", "importer", "clean", "sweep",
             "confirm", "retention", "view", "probe", "recipes")

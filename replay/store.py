@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from replay.core.errors import InputError
 from replay.core.files import write_atomic
-from replay.errors import InputError
-from replay.paths import within
+from replay.core.paths import within
 
 SCHEMA_VERSION = 1
 

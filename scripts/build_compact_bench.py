@@ -42,10 +42,10 @@ from pathlib import Path
 
 from compact_bench_files import write_selection, write_suite
 
+from replay.core.errors import HarnessError, InputError
 from replay.environments.backends import open_backend
 from replay.environments.recipes import load_recipe
 from replay.environments.repos import find_mirror
-from replay.errors import HarnessError, InputError
 from replay.histories.boundaries import is_test_path, parse_rule
 from replay.histories.importers.rebuild import import_files
 from replay.histories.records import DIFF_FILE, HISTORY_FILE, History, history_record

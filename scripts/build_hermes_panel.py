@@ -26,8 +26,8 @@ from hermes_panel_base import PanelTask
 from hermes_panel_controls import controls
 from hermes_panel_primary import PRIMARY
 
+from replay.core.paths import instances_dir
 from replay.environments.local import LocalBackend
-from replay.paths import instances_dir
 from replay.store import Store
 
 SUITE = "hermes-panel"

@@ -31,6 +31,7 @@ from panel_fixtures import Task
 from panel_logs import buildlog, incident, serverlog
 
 from replay.agent.loop import AgentConfig
+from replay.core.paths import instances_dir
 from replay.environments.local import LocalBackend
 from replay.environments.repos import commit_files, git
 from replay.histories.boundaries import parse_rule
@@ -46,7 +47,6 @@ from replay.instances.records import load_instance_dir, load_suite
 from replay.measures.probes.files import PROBES_FILE, ProbeSet, evidence_problems
 from replay.models.scripted import ScriptedModel
 from replay.models.scripts import Script
-from replay.paths import instances_dir
 from replay.store import Store
 
 TASKS = [buildlog, serverlog, incident, configdrift, pytestlog, lockfile, grepsites,

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from replay.core.errors import InputError
 from replay.environments.repos import commit_files
-from replay.errors import InputError
 from replay.instances.records import Instance, load_instance_dir
 from replay.models.cache import CallCache
 from replay.models.client import ModelClient
@@ -136,8 +136,8 @@ REAL_REPOS = ["psf/requests", "pytest-dev/pytest"]
 def real_mirrors() -> Path | None:
     """The folder of bare mirrors (REPLAY_REPO_MIRRORS) when it holds every repository of the
     real instances the tests validate (REAL), else None."""
+    from replay.core.paths import repo_mirrors_from_env
     from replay.environments.repos import find_mirror
-    from replay.paths import repo_mirrors_from_env
 
     mirrors = repo_mirrors_from_env()
     if mirrors is None or any(find_mirror(mirrors, repo) is None for repo in REAL_REPOS):

@@ -10,10 +10,10 @@ import pytest
 
 from replay.agent.loop import AgentConfig, Trace, run_agent
 from replay.agent.protocols import FORMAT_ERROR, spoken
+from replay.core.errors import InputError
 from replay.environments import snapshots
 from replay.environments.local import LocalBackend
 from replay.environments.recipes import load_recipe
-from replay.errors import InputError
 from replay.histories.importers import read_trajectory
 from replay.instances.records import load_suite
 from replay.models.cache import CallCache

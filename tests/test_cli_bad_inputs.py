@@ -124,8 +124,8 @@ def test_a_history_id_that_is_not_hexadecimal_is_refused(command: list[str],
 
 def test_paths_computed_from_ids_stay_under_their_root(tmp_path: Path) -> None:
     """The guard behind the checks at entry: a computed path never leaves its folder."""
-    from replay.errors import InputError
-    from replay.paths import within
+    from replay.core.errors import InputError
+    from replay.core.paths import within
     from replay.report.exports import reports_folder
     from replay.store import Store
 

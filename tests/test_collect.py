@@ -10,10 +10,10 @@ from subprocess import CompletedProcess
 import pytest
 
 from replay.agent.loop import AgentConfig
+from replay.core.errors import InputError
 from replay.environments import snapshots
 from replay.environments.local import LocalBackend
 from replay.environments.recipes import load_recipe
-from replay.errors import InputError
 from replay.histories.collect import collect_trajectory
 from replay.histories.records import History, find_history, load_stored, stored_histories
 from replay.histories.trajectories import load_trajectory

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.histories.boundaries import StepMark, cut, is_test_path, parse_rule
 from replay.histories.trajectories import edited_files
 

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from replay.core.paths import instances_dir, repo_mirrors_from_env
 from replay.environments.repos import find_mirror
 from replay.histories.records import HISTORY_FILE, load_history_file
 from replay.instances.records import load_dataset, load_suite
-from replay.paths import instances_dir, repo_mirrors_from_env
 
 from conftest import VERIFIED_JSONL
 

@@ -10,6 +10,7 @@ import pytest
 from replay.agent.loop import AgentConfig
 from replay.compaction.carriers import post_messages
 from replay.compaction.summarize import parse_summarizer, summarize
+from replay.core.paths import TESTBED
 from replay.environments.local import LocalBackend
 from replay.environments.recipes import load_recipe
 from replay.histories.records import bundled_history
@@ -18,7 +19,6 @@ from replay.judge.grading import patch_files
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
-from replay.paths import TESTBED
 from replay.store import Store
 from replay.sweep.continuation import Continuation, continue_and_grade
 

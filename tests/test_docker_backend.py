@@ -10,10 +10,10 @@ from __future__ import annotations
 import docker
 import pytest
 
+from replay.core.errors import EnvironmentFault, InputError
 from replay.environments.docker import DockerBackend, DockerEnvironment
 from replay.environments.docker_engine import OWNER, owner
 from replay.environments.recipes import load_recipe
-from replay.errors import EnvironmentFault, InputError
 from replay.instances.records import Instance
 
 from conftest import needs_docker

@@ -18,7 +18,7 @@ from replay.compaction.fusion import (
     parse_scores,
 )
 from replay.compaction.summarize import parse_summarizer, summarize
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script

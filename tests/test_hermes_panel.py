@@ -10,11 +10,11 @@ from pathlib import Path
 
 from hermes_scripts import save_hermes
 
+from replay.core.paths import instances_dir
 from replay.instances.records import load_suite
 from replay.measures.probes.files import evidence_problems
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
-from replay.paths import instances_dir
 
 from conftest import run_replay
 from probe_scripts import DROPPED, judge_scripts, models_file, panel, reader_scripts

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.histories.importers import detect_format, read_trajectory
 from replay.histories.importers.divergences import compare
 from replay.histories.importers.recorded import Expected, split_observation

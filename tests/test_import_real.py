@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from replay.core.paths import repo_mirrors_from_env
 from replay.environments.repos import find_mirror
 from replay.histories.importers import detect_format, read_trajectory
 from replay.histories.importers.divergences import compare
 from replay.histories.importers.recorded import Expected
 from replay.histories.records import load_stored, stored_histories
-from replay.paths import repo_mirrors_from_env
 from replay.store import Store
 
 from conftest import VERIFIED_JSONL, needs_python, run_replay

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.instances.records import load_dataset, load_file, load_hub, select
 
 from conftest import VERIFIED_JSONL, VERIFIED_PARQUET

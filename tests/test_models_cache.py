@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.models.cache import CallCache, cache_key
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script

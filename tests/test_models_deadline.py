@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.errors import Halt, HarnessError, InputError
+from replay.core.errors import Halt, HarnessError, InputError
 from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.retry import Breaker, EndpointUnreachable, ModelDeadlineExceeded, RetryNotice

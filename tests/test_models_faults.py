@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.errors import HarnessError, InputError
+from replay.core.errors import HarnessError, InputError
 from replay.models.cache import CallCache
 from replay.models.retry import retry_call
 from replay.models.scripted import ScriptedServer

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.errors import Halt, InputError
+from replay.core.errors import Halt, InputError
 from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.refusals import DIALECTS, context_refusal

@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 
 from replay.commands.models import models_command, models_table
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.models.registry import load_registry, parse_adhoc, resolve
 
 from conftest import FAKE_KEY, KEY_ENV

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.histories.records import bundled_history
 from replay.instances.records import load_suite
 from replay.measures.probes.answering import FULL, Answer

@@ -49,7 +49,7 @@ from replay.compaction.sources import (
     text_sha256,
 )
 from replay.compaction.sync import PromptTextMismatch, registry_client, sync_prompt
-from replay.errors import InputError
+from replay.core.errors import InputError
 
 # --- JavaScript literals --------------------------------------------------------------------
 

@@ -12,14 +12,14 @@ import pytest
 from replay.agent.loop import AgentConfig
 from replay.compaction.carriers import post_messages
 from replay.compaction.summarize import Summary
+from replay.core.errors import InputError
+from replay.core.paths import TESTBED
 from replay.environments import snapshots
 from replay.environments.local import LocalBackend
 from replay.environments.recipes import load_recipe
-from replay.errors import InputError
 from replay.instances.records import Instance
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
-from replay.paths import TESTBED
 from replay.store import Store
 from replay.sweep.cells import CellTask, Settings, run_cell
 from replay.sweep.continuation import artifacts_of, continuation_key

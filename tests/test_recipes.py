@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from replay.core.errors import InputError
 from replay.environments import specs
 from replay.environments.derive import conda_packages, merge_packages, translate
 from replay.environments.local import LocalBackend
 from replay.environments.recipes import Recipe, derive_recipe, load_recipe
 from replay.environments.spec_files import FileReader
 from replay.environments.specs import SpecTables, spec_tables
-from replay.errors import InputError
 from replay.instances.records import Instance, load_file, select
 from replay.judge.coverage import RowCheck, check_row, coverage_table, kept_outcomes, sample
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from replay.core.paths import repo_mirrors_from_env
 from replay.environments.repos import find_mirror
-from replay.paths import repo_mirrors_from_env
 
 from conftest import VERIFIED_JSONL, needs_python, run_replay
 

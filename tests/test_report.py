@@ -11,7 +11,7 @@ import pytest
 from matplotlib.text import Text as MplText
 from rich.console import Console
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.report.exports import heatmap_figure, write
 from replay.report.markdown import to_markdown
 from replay.report.tables import build, render

@@ -14,11 +14,11 @@ from pathlib import Path
 import docker
 import pytest
 
+from replay.core.errors import EnvironmentFault
 from replay.environments.docker_engine import OWNER
 from replay.environments.leases import try_lease
 from replay.environments.local import LocalBackend
 from replay.environments.recipes import load_recipe
-from replay.errors import EnvironmentFault
 from replay.instances.records import Instance, load_suite
 from replay.judge.grading import patch_files
 from replay.models.scripted import ScriptedServer

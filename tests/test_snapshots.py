@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from replay.core.errors import SnapshotMismatch
 from replay.environments import snapshots
 from replay.environments.local import LocalBackend, LocalEnvironment
 from replay.environments.recipes import load_recipe
-from replay.errors import SnapshotMismatch
 from replay.instances.records import Instance
 
 

@@ -9,7 +9,7 @@ import pytest
 from replay.compaction.carriers import kept_tail, post_messages
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import claude_code_summary, parse_summarizer, summarize
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.histories.records import bundled_history
 from replay.instances.records import load_suite
 from replay.models.cache import CallCache

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from replay.agent.loop import task_messages
+from replay.core.paths import TESTBED
 from replay.environments import snapshots
 from replay.environments.local import LocalBackend
 from replay.environments.recipes import load_recipe
@@ -34,7 +35,6 @@ from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
-from replay.paths import TESTBED
 from replay.report.tables import build
 from replay.sweep.plan import Plan, PlannedHistory, bind_run, load_run, open_store, save_run
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from replay.agent.loop import task_messages
+from replay.core.paths import TESTBED
 from replay.environments import snapshots
 from replay.environments.local import LocalBackend
 from replay.environments.recipes import load_recipe
@@ -22,7 +23,6 @@ from replay.instances.records import load_instance_dir
 from replay.judge.timeouts import TIMEOUT_FACTOR, TIMEOUT_FLOOR, derived_timeout, gold_seconds
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
-from replay.paths import TESTBED
 from replay.sweep.plan import load_cells, load_run, open_store
 
 from agent_scripts import FIX, call

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from replay.core.paths import PROJECT_ROOT
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
-from replay.paths import PROJECT_ROOT
 from replay.report.web.pages import page_name
 
 from conftest import REPLAY, run_replay

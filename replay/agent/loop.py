@@ -26,13 +26,13 @@ from replay.agent.protocols import (
     tools_for,
 )
 from replay.agent.tools import BASH_OUTPUT_LIMIT, ToolError, parse_arguments, run_tool
+from replay.core.errors import HarnessError, InputError
 from replay.core.files import write_atomic
+from replay.core.paths import prompts_dir
 from replay.environments.base import Environment
-from replay.errors import HarnessError, InputError
 from replay.models.retry import ModelDeadlineExceeded
 from replay.models.transport import ModelRefused, ModelTransientError
 from replay.models.types import ChatRequest, Message, Model
-from replay.paths import prompts_dir
 
 NO_TOOL_CALL = ("Your response called no tool. Call a tool to continue, or `finish` when the "
                 "fix is complete.")

@@ -28,8 +28,9 @@ from replay.commands.options import (
     console,
     say,
 )
+from replay.core.errors import InputError
+from replay.core.paths import default_store
 from replay.environments.backends import make_backend
-from replay.errors import InputError
 from replay.histories.boundaries import RULES, Rule, parse_rule
 from replay.histories.collect import Collected, collect_trajectory, is_collected
 from replay.histories.records import History
@@ -41,7 +42,6 @@ from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.keys import api_key
 from replay.models.registry import resolve
-from replay.paths import default_store
 from replay.store import Store
 from replay.sweep.continuation import model_id
 

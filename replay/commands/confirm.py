@@ -34,10 +34,10 @@ from replay.commands.sweep import (
     prompt_loader,
 )
 from replay.compaction.summarize import parse_summarizer
-from replay.errors import InputError
+from replay.core.errors import InputError
+from replay.core.paths import default_store
 from replay.models.registry import resolve
 from replay.models.types import ModelSpec
-from replay.paths import default_store
 from replay.report.exports import reports_folder, write
 from replay.report.tables import build, render
 from replay.store import Store

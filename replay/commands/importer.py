@@ -19,14 +19,14 @@ from replay.commands.options import (
     console,
     say,
 )
+from replay.core.errors import HarnessError
+from replay.core.paths import default_store
 from replay.environments.backends import make_backend
-from replay.errors import HarnessError
 from replay.histories.boundaries import Rule, parse_rule
 from replay.histories.importers import FORMATS
 from replay.histories.importers.rebuild import check_files, import_files
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
-from replay.paths import default_store
 from replay.store import Store
 
 DEFAULT_BOUNDARY = "fraction:1"

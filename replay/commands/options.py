@@ -15,9 +15,9 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from replay.errors import InputError
-from replay.names import history_id, safe_name
-from replay.paths import repo_mirrors_from_env
+from replay.core.errors import InputError
+from replay.core.names import history_id, safe_name
+from replay.core.paths import repo_mirrors_from_env
 
 PIPED_WIDTH = 10_000  # output that is not a terminal: tables as wide as their cells
 

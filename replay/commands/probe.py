@@ -27,7 +27,8 @@ from replay.compaction.carriers import CARRIERS
 from replay.compaction.hermes import SETTINGS as HERMES_SETTINGS
 from replay.compaction.summarize import parse_summarizer
 from replay.core.digest import digest
-from replay.errors import InputError
+from replay.core.errors import InputError
+from replay.core.paths import default_store
 from replay.instances.selection import choose_instances
 from replay.measures.probes import exports
 from replay.measures.probes.answering import FULL, Clients, answer_all, build_contexts
@@ -39,7 +40,6 @@ from replay.measures.statistics import BOOTSTRAP_NOTE, Interval
 from replay.models.cache import CallCache
 from replay.models.registry import resolve
 from replay.models.types import ModelSpec
-from replay.paths import default_store
 from replay.report.exports import reports_folder
 from replay.store import Store
 from replay.sweep.cells import prepare

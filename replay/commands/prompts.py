@@ -22,7 +22,7 @@ from replay.compaction.sources import (
     select,
 )
 from replay.compaction.sync import registry_client, sync_prompt
-from replay.errors import InputError
+from replay.core.errors import InputError
 
 STATUS_STYLES = {"synced": "green", "missing": "yellow", "stale": "red"}
 

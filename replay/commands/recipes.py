@@ -11,8 +11,8 @@ import typer
 from rich.console import Console
 
 from replay.commands.options import Mirrors, StorePath, console, say
+from replay.core.paths import default_store
 from replay.instances.records import Instance, load_dataset, select
-from replay.paths import default_store
 
 if TYPE_CHECKING:
     from replay.judge.coverage import RowCheck

@@ -15,14 +15,14 @@ from rich.table import Table
 from rich.text import Text
 
 from replay.commands.options import StorePath, console, existing_store
-from replay.errors import InputError
+from replay.core.errors import InputError
+from replay.core.paths import default_store
 from replay.measures.baseline import per_thousand
 from replay.measures.chains import ChainReport, score_sessions
 from replay.measures.retention import MAX_CHARS, PER_KIND, Limits, Score
 from replay.measures.runs import keep_scores, score_run, summarizer_means
 from replay.measures.session_files import FORMATS, load_sessions
 from replay.measures.statistics import BOOTSTRAP_NOTE, bootstrap_mean, rate_text
-from replay.paths import default_store
 from replay.sweep.plan import latest_run, open_store, peek_store, require_run
 
 

@@ -30,9 +30,10 @@ from replay.commands.options import (
 from replay.commands.prompts import ensure_prompt
 from replay.compaction.carriers import CARRIERS
 from replay.compaction.summarize import parse_summarizer
+from replay.core.errors import Halt, InputError
+from replay.core.paths import default_store
 from replay.environments.backends import close_backend, make_backend
 from replay.environments.recipes import load_recipe
-from replay.errors import Halt, InputError
 from replay.histories.boundaries import parse_rule
 from replay.histories.records import find_history
 from replay.instances.records import Instance
@@ -44,7 +45,6 @@ from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.models.retry import Breaker
 from replay.models.types import ModelSpec
-from replay.paths import default_store
 from replay.store import Store
 from replay.sweep.cells import INPUT_FAULT, CellTask, Settings, run_cell
 from replay.sweep.continuation import artifacts_of

@@ -39,14 +39,14 @@ from replay.commands.sweep_choices import (
 from replay.compaction.carriers import CARRIERS
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import PROMPT_NAMES, parse_summarizer
-from replay.errors import InputError
+from replay.core.errors import InputError
+from replay.core.paths import default_store
 from replay.instances.selection import choose_instances
 from replay.measures.statistics import power_line
 from replay.models.cache import CallCache
 from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.models.types import ModelSpec
-from replay.paths import default_store
 from replay.report.tables import build, render
 from replay.store import Store
 from replay.sweep.budget import Budget

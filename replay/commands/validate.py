@@ -23,13 +23,13 @@ from replay.commands.options import (
     TestTimeout,
     console,
 )
+from replay.core.paths import default_store
 from replay.environments.backends import open_backend
 from replay.histories.records import bundled_snapshot
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
 from replay.judge.timeouts import derived_timeout, gold_seconds
 from replay.judge.validate import Validation, preflight, validate_all
-from replay.paths import default_store
 from replay.store import Store
 
 STYLES = {"valid": "green", "excluded": "yellow", "error": "red"}

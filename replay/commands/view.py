@@ -9,8 +9,8 @@ import typer
 from rich.console import Console
 
 from replay.commands.options import StorePath, console, existing_store, say
-from replay.errors import InputError
-from replay.paths import default_store
+from replay.core.errors import InputError
+from replay.core.paths import default_store
 
 
 def view_command(run: str | None, store_path: Path, host: str, port: int, out: Console) -> int:

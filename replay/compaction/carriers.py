@@ -27,7 +27,7 @@ from replay.agent.protocols import opening
 from replay.compaction import hermes
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import Summary
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.models.types import Message
 
 CARRIERS = ("summary-only", "native")

@@ -31,7 +31,7 @@ from replay.compaction.sources import (
     PromptSource,
     WholeFileCut,
 )
-from replay.errors import InputError
+from replay.core.errors import InputError
 
 # How far past its search key a literal may run: far longer than any prompt.
 _WINDOW = 1 << 20

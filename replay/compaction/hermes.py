@@ -40,7 +40,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from replay.compaction.sources import PromptText
-from replay.errors import HarnessError, InputError
+from replay.core.errors import HarnessError, InputError
 from replay.models.types import Message
 
 SETTINGS = ("hermes", "hermes-h")

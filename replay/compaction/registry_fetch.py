@@ -15,7 +15,7 @@ from urllib.parse import quote, urljoin, urlsplit
 
 import httpx
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 
 NPM_REGISTRY = "https://registry.npmjs.org"
 PYPI_INDEX = "https://pypi.org"

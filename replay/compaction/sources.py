@@ -15,9 +15,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from replay.core.errors import InputError
 from replay.core.files import write_atomic
-from replay.errors import InputError
-from replay.paths import home, prompts_dir
+from replay.core.paths import home, prompts_dir
 
 SHA256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 

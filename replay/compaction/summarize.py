@@ -31,7 +31,7 @@ from replay.compaction import hermes
 from replay.compaction.fusion import fuse
 from replay.compaction.mechanical import anchor_index, observation_masking, tail
 from replay.compaction.sources import PromptText
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.models.types import ChatRequest, Message, Model
 
 MECHANICAL = ("anchor_index", "observation-masking", "tail")

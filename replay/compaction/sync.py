@@ -19,7 +19,7 @@ from replay.compaction.registry_fetch import (
     pypi_wheel_file,
 )
 from replay.compaction.sources import PromptSource, PromptText, save_prompt, text_sha256
-from replay.errors import InputError
+from replay.core.errors import InputError
 
 
 class PromptTextMismatch(InputError):

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 
 BACKENDS = ("local", "docker")
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from replay.paths import TESTBED, VENV
+from replay.core.paths import TESTBED, VENV
 
 if TYPE_CHECKING:
     from replay.environments.recipes import Recipe

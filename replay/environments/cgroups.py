@@ -18,7 +18,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from replay.errors import EnvironmentFault
+from replay.core.errors import EnvironmentFault
 
 log = logging.getLogger(__name__)
 

@@ -39,9 +39,9 @@ from typing import Any
 
 import yaml
 
+from replay.core.errors import InputError
 from replay.environments.spec_files import FileReader
 from replay.environments.specs import SpecTables
-from replay.errors import InputError
 
 OFFLINE_REINSTALL = "python -m pip install --no-build-isolation --no-deps --no-index -e ."
 

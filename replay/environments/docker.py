@@ -41,6 +41,8 @@ from pathlib import Path
 
 import docker
 
+from replay.core.errors import EnvironmentFault
+from replay.core.paths import BASE_PATH, TESTBED, VENV
 from replay.environments import snapshots
 from replay.environments.base import (
     DEFAULT_OUTPUT_LIMIT,
@@ -62,9 +64,7 @@ from replay.environments.docker_engine import (
 )
 from replay.environments.docker_images import ImageBuilder
 from replay.environments.recipes import Recipe, recipe_variables
-from replay.errors import EnvironmentFault
 from replay.instances.records import Instance
-from replay.paths import BASE_PATH, TESTBED, VENV
 
 log = logging.getLogger(__name__)
 

@@ -19,8 +19,8 @@ import docker.errors
 import requests.exceptions
 from docker.utils.socket import frames_iter
 
+from replay.core.errors import EnvironmentFault, InputError
 from replay.environments.spool import CappedOutput
-from replay.errors import EnvironmentFault, InputError
 
 LABEL = "replay"
 KIND = "replay.kind"

@@ -37,13 +37,13 @@ import requests.exceptions
 from docker.types import Mount
 
 from replay.core.digest import digest
+from replay.core.errors import EnvironmentFault, InputError
+from replay.core.paths import BASE_PATH, TESTBED, VENV, home, network_variables
 from replay.environments.docker_engine import KIND, LABEL, OWNER, labels, remove_containers, run
 from replay.environments.interpreters import find_python, uv_binary
 from replay.environments.recipes import Recipe
 from replay.environments.repos import prepare_repo
-from replay.errors import EnvironmentFault, InputError
 from replay.instances.records import Instance
-from replay.paths import BASE_PATH, TESTBED, VENV, home, network_variables
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 
 
 def uv_binary() -> str:

@@ -17,10 +17,10 @@ import os
 import subprocess
 from pathlib import Path
 
+from replay.core.errors import EnvironmentFault
+from replay.core.paths import home
 from replay.environments.leases import lease_file, try_lease
 from replay.environments.sandbox import Overlay
-from replay.errors import EnvironmentFault
-from replay.paths import home
 
 PARTS = ("tree", "venv")
 

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from replay.errors import EnvironmentFault
+from replay.core.errors import EnvironmentFault
 
 MAX_SLOTS = 64
 

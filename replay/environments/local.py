@@ -26,6 +26,8 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from replay.core.errors import EnvironmentFault, InputError
+from replay.core.paths import BASE_PATH, TESTBED, VENV, home, network_variables, within
 from replay.environments import snapshots
 from replay.environments.base import (
     DEFAULT_OUTPUT_LIMIT,
@@ -44,9 +46,7 @@ from replay.environments.recipes import Recipe, recipe_variables
 from replay.environments.repos import prepare_repo
 from replay.environments.sandbox import check_sandbox, contained_argv
 from replay.environments.spool import collect
-from replay.errors import EnvironmentFault, InputError
 from replay.instances.records import Instance
-from replay.paths import BASE_PATH, TESTBED, VENV, home, network_variables, within
 
 log = logging.getLogger(__name__)
 

@@ -26,12 +26,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from replay.core.digest import digest
+from replay.core.errors import InputError
+from replay.core.paths import environments_dir, repo_mirrors_from_env
 from replay.environments.derive import Derived, merge_packages, requirement_name, translate
 from replay.environments.spec_files import file_reader
 from replay.environments.specs import spec_tables
-from replay.errors import InputError
 from replay.instances.records import Instance
-from replay.paths import environments_dir, repo_mirrors_from_env
 
 
 class Recipe(BaseModel):

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.instances.records import Instance
 
 # A fixed identity and date make a commit of the same files always get the same hash.

@@ -46,8 +46,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from replay.errors import InputError
-from replay.paths import BASE_PATH, TESTBED, VENV
+from replay.core.errors import InputError
+from replay.core.paths import BASE_PATH, TESTBED, VENV
 
 SETUP_FAILED = 222
 

@@ -16,8 +16,8 @@ import shlex
 
 from pydantic import BaseModel, ConfigDict
 
+from replay.core.errors import EnvironmentFault, SnapshotMismatch
 from replay.environments.base import Environment
-from replay.errors import EnvironmentFault, SnapshotMismatch
 
 DIFF_PATH = ".git/replay-snapshot.diff"
 TREE_MARK = "replay-tree:"

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import httpx
 
+from replay.core.errors import InputError
 from replay.core.files import write_atomic
+from replay.core.paths import home
 from replay.environments.repos import find_mirror, git
-from replay.errors import InputError
-from replay.paths import home
 
 RAW = "https://raw.githubusercontent.com"
 FileReader = Callable[[str], "str | None"]

@@ -29,8 +29,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from replay.errors import InputError
-from replay.paths import home
+from replay.core.errors import InputError
+from replay.core.paths import home
 
 WHEEL_VERSION = "4.1.0"
 WHEEL_NAME = f"swebench-{WHEEL_VERSION}-py3-none-any.whl"

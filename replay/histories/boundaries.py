@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 
 RULES = ("steps:N", "tokens:N", "fraction:F", "before-edit")
 _TEST_PARTS = {"test", "tests", "testing"}

@@ -16,10 +16,11 @@ from dataclasses import asdict, dataclass
 
 from replay.agent.loop import AgentConfig, Trace, run_agent, task_messages
 from replay.core.digest import digest
+from replay.core.errors import HarnessError
+from replay.core.paths import TESTBED
 from replay.environments import snapshots
 from replay.environments.base import Backend, Environment
 from replay.environments.recipes import load_recipe
-from replay.errors import HarnessError
 from replay.histories.trajectories import (
     Step,
     Trajectory,
@@ -32,7 +33,6 @@ from replay.instances.records import Instance
 from replay.judge.testrun import run_tests
 from replay.judge.timeouts import cell_timeout
 from replay.models.types import Model
-from replay.paths import TESTBED
 from replay.store import Store
 
 

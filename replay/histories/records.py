@@ -22,8 +22,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from replay.core.digest import digest
+from replay.core.errors import InputError
 from replay.environments.snapshots import Snapshot
-from replay.errors import InputError
 from replay.instances.records import Instance
 from replay.store import Store
 

@@ -19,9 +19,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
+from replay.core.errors import InputError
 from replay.environments.base import Environment
 from replay.environments.snapshots import Snapshot
-from replay.errors import InputError
 from replay.histories.boundaries import Rule, StepMark, cut
 from replay.histories.records import (
     History,

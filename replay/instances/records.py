@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from replay.errors import InputError
-from replay.names import RULE, unsafe
-from replay.paths import instances_dir
+from replay.core.errors import InputError
+from replay.core.names import RULE, unsafe
+from replay.core.paths import instances_dir
 
 DEFAULT_PARSER = "parse_log_pytest"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.instances.records import (
     Instance,
     is_dataset_backed,

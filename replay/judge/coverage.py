@@ -23,14 +23,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from replay.core.errors import InputError
+from replay.core.paths import home
 from replay.environments.interpreters import find_python
 from replay.environments.local import LocalBackend, missing_system_packages
 from replay.environments.recipes import Recipe, load_recipe
 from replay.environments.repos import find_mirror
-from replay.errors import InputError
 from replay.instances.records import Instance
 from replay.judge.validate import validate_instance
-from replay.paths import home
 from replay.store import Store
 
 NO_MIRROR = "no mirror here"

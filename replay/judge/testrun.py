@@ -4,10 +4,10 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from replay.core.errors import InputError
 from replay.core.files import write_atomic
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
-from replay.errors import InputError
 from replay.instances.records import Instance
 from replay.judge.grading import (
     APPLY_FAILED,

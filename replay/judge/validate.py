@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from replay.core.errors import HarnessError, InputError
 from replay.environments import snapshots
 from replay.environments.base import Backend, Environment
 from replay.environments.recipes import Recipe, load_recipe
-from replay.errors import HarnessError, InputError
 from replay.instances.records import Instance
 from replay.judge.grading import Grade
 from replay.judge.testrun import run_tests

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.compaction.summarize import Summary
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.histories.records import History, transaction
 from replay.histories.trajectories import load_trajectory
 from replay.instances.selection import choose_instances

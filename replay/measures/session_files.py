@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.measures.claude_code import read_claude_code
 from replay.measures.codex import read_codex
 from replay.measures.sessions import Session, read_messages_format

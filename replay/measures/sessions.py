@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.models.types import Message
 
 MIN_COMPLETENESS = 0.8

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.measures.chains import score_sessions
 from replay.measures.details import KINDS
 from replay.measures.retention import UNSCORED, Limits

@@ -18,7 +18,7 @@ import json
 import re
 from typing import Any
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.models.keys import api_key
 from replay.models.transport import JsonTransport, malformed
 from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec, Tool, Usage

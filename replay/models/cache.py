@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from replay.core.digest import canonical_json, digest
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
 

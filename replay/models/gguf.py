@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.models.openai import parse_reply, sendable
 from replay.models.transport import ModelRefused, raise_for_status
 from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec, Tool

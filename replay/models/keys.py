@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.models.types import ModelSpec
 
 

@@ -45,7 +45,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.models.types import ModelSpec
 
 BUILTIN_FILE = Path(__file__).with_name("models.toml")

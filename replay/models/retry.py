@@ -31,7 +31,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from replay.errors import Halt, HarnessError
+from replay.core.errors import Halt, HarnessError
 from replay.models.transport import CONNECTION, ModelTransientError
 
 logger = logging.getLogger(__name__)

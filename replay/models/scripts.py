@@ -34,7 +34,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.models.types import Message, Usage
 
 Turn = dict[str, Any]

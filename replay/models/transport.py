@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from replay.errors import Halt, HarnessError, InputError
+from replay.core.errors import Halt, HarnessError, InputError
 from replay.models.types import ModelSpec
 
 _TRANSIENT_STATUSES = {408, 429}

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from replay.core.files import write_atomic
+from replay.core.paths import within
 from replay.measures.statistics import wilson
-from replay.paths import within
 from replay.report.costs import cost_sums
 from replay.report.markdown import to_markdown
 from replay.report.pairs import damage_rows, damage_verdict, pairs_of, retention_rows

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from replay.compaction.summarize import SummarizerName, parse_summarizer
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.models.registry import resolve
 from replay.models.types import ModelSpec
 

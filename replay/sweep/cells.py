@@ -33,9 +33,10 @@ from replay.compaction.fusion import FUSION_VERSION
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import Summary, parse_summarizer, summarize
 from replay.core.digest import digest
+from replay.core.errors import HarnessError, InputError
+from replay.core.paths import TESTBED
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
-from replay.errors import HarnessError, InputError
 from replay.histories.records import History
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
@@ -51,7 +52,6 @@ from replay.judge.timeouts import (
 from replay.models.registry import resolve
 from replay.models.transport import ModelRefused
 from replay.models.types import Message, Model, ModelSpec
-from replay.paths import TESTBED
 from replay.store import Store
 from replay.sweep.continuation import artifacts_of, continuation_key, continue_and_grade, model_id
 from replay.sweep.histories import with_histories

@@ -29,10 +29,10 @@ from pathlib import Path
 
 from replay.agent.loop import Action, AgentConfig, Trace, run_agent
 from replay.core.digest import digest
+from replay.core.errors import HarnessError
 from replay.environments import snapshots
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
-from replay.errors import HarnessError
 from replay.histories.records import History
 from replay.instances.records import Instance
 from replay.judge.grading import Grade

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from replay.compaction.carriers import tokens
 from replay.compaction.summarize import parse_summarizer
-from replay.errors import Halt
+from replay.core.errors import Halt
 from replay.judge.validate import Validation
 from replay.models.cache import CallCache
 from replay.models.retry import RetryNotice

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from replay.errors import Halt, InputError
+from replay.core.errors import Halt, InputError
 from replay.judge.validate import Validation
 from replay.models.retry import Breaker
 from replay.sweep.budget import Budget

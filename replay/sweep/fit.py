@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Sequence
 
 from replay.agent.tools import TOOLS
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.histories.records import find_history
 from replay.instances.records import Instance
 from replay.models.types import Message, ModelSpec

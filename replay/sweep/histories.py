@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.histories.records import (
     History,
     bundled_history,

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from replay.core.digest import digest
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.store import Store
 
 KINDS = ("backbone", "prompt")

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from replay.core.paths import home
 from replay.environments.backends import close_backend, make_backend
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe, load_recipe
@@ -33,7 +34,6 @@ from replay.models.client import ModelClient, settled
 from replay.models.retry import Breaker, RetryNotice
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
-from replay.paths import home
 from replay.store import Store
 from replay.sweep.cells import CellTask, Settings, ValidateTask, fault_text, run_cell
 from replay.sweep.continuation import artifacts_of

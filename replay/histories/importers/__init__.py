@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.histories.importers.recorded import Recorded
 
 MODULES = {"mini-swe-agent": "mini_swe_agent", "swe-agent": "swe_agent",

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.histories.importers.recorded import (
     Expected,
     Recorded,

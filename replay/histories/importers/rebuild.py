@@ -22,10 +22,10 @@ from pathlib import Path
 
 from replay.agent.tools import ToolError, run_tool
 from replay.core.digest import digest
+from replay.core.errors import InputError
 from replay.environments import snapshots
 from replay.environments.base import Backend, Environment
 from replay.environments.recipes import Recipe, load_recipe
-from replay.errors import InputError
 from replay.histories.boundaries import Rule, StepMark, cut
 from replay.histories.importers import name_hint, read_trajectory
 from replay.histories.importers.divergences import compare

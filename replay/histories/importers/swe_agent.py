@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.histories.importers.editor import is_editor_command
 from replay.histories.importers.recorded import (
     Expected,

@@ -23,7 +23,8 @@ from typing import Any
 from replay.agent.tools import TOOLS
 from replay.compaction.carriers import post_messages
 from replay.core.digest import canonical_json
-from replay.errors import HarnessError
+from replay.core.errors import HarnessError
+from replay.core.paths import TESTBED
 from replay.histories.records import History
 from replay.measures.probes.arms import generation_count
 from replay.measures.probes.files import Probe, ProbeSet
@@ -32,7 +33,6 @@ from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec
-from replay.paths import TESTBED
 from replay.store import Store
 from replay.sweep.cells import CellTask, Prepared, make_summary
 from replay.sweep.plan import CellId

@@ -28,7 +28,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from replay.compaction.transcript import call_arguments, message_text, tool_calls
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.histories.records import History
 from replay.instances.records import Instance
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 from replay.measures.probes.answering import Inputs
 from replay.measures.probes.files import ProbeSet, probes_for
 from replay.sweep.cells import Prepared

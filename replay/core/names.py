@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 
 MAX_LENGTH = 200
 SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from replay.errors import InputError
+from replay.core.errors import InputError
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TESTBED = "/testbed"  # where an instance's repository is, in every backend
 VENV = "/opt/replay-venv"  # where its interpreter and packages are, in every backend
 BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"  # the system's PATH
