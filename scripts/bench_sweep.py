@@ -33,10 +33,11 @@ from replay.judge.validate import validate_instance
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
+from replay.records.plan import Plan
 from replay.sweep.cells import model_id, prepare
 from replay.sweep.execution import SweepResult, execute
 from replay.sweep.executors import LocalExecutor
-from replay.sweep.plan import Plan, open_store, save_run
+from replay.sweep.plan import open_store, save_run
 from replay.sweep.progress import SweepProgress
 from replay.sweep.workers import Setup
 

@@ -48,9 +48,10 @@ from replay.environments.recipes import load_recipe
 from replay.environments.repos import find_mirror
 from replay.histories.boundaries import is_test_path, parse_rule
 from replay.histories.importers.rebuild import import_files
-from replay.histories.records import DIFF_FILE, HISTORY_FILE, History, history_record
+from replay.histories.records import DIFF_FILE, HISTORY_FILE, history_record
 from replay.instances.records import Instance, load_dataset
 from replay.judge.validate import validate_instance
+from replay.records.history import History
 from replay.store import Store
 
 SUITE = Path(__file__).resolve().parent.parent / "instances" / "compact-bench"

@@ -36,17 +36,12 @@ from replay.environments.local import LocalBackend
 from replay.environments.repos import commit_files, git
 from replay.histories.boundaries import parse_rule
 from replay.histories.collect import collect_trajectory
-from replay.histories.records import (
-    DIFF_FILE,
-    HISTORY_FILE,
-    History,
-    bundled_history,
-    history_record,
-)
+from replay.histories.records import DIFF_FILE, HISTORY_FILE, bundled_history, history_record
 from replay.instances.records import load_instance_dir, load_suite
 from replay.measures.probes.files import PROBES_FILE, ProbeSet, evidence_problems
 from replay.models.scripted import ScriptedModel
 from replay.models.scripts import Script
+from replay.records.history import History
 from replay.store import Store
 
 TASKS = [buildlog, serverlog, incident, configdrift, pytestlog, lockfile, grepsites,

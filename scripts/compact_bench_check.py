@@ -28,9 +28,10 @@ from pathlib import Path
 from replay.instances.records import load_suite
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
+from replay.records.cell import CellId, CellResult
 from replay.store import Store
 from replay.sweep.labels import label
-from replay.sweep.plan import CellId, CellResult, load_cells
+from replay.sweep.plan import load_cells
 
 MARKER = "[compact-bench check: summary]"
 SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"

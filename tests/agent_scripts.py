@@ -15,11 +15,11 @@ import subprocess
 from pathlib import Path
 
 from replay.environments.repos import commit_files
-from replay.environments.snapshots import Snapshot
-from replay.histories.records import History
 from replay.instances.records import Instance
 from replay.judge.grading import patch_files
 from replay.models.scripts import Script
+from replay.records.history import History
+from replay.records.snapshot import Snapshot
 
 from conftest import bash_call
 

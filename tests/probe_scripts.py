@@ -15,10 +15,11 @@ import json
 from pathlib import Path
 
 from replay.compaction.fusion import JUDGE_ASK, evidence_units
-from replay.histories.records import History, bundled_history
+from replay.histories.records import bundled_history
 from replay.instances.records import Instance, load_suite
 from replay.measures.probes.files import Probe, ProbeSet, bundled_probes, leaves
 from replay.models.scripts import Script
+from replay.records.history import History
 
 DROPPED = ("<analysis>Read everything.</analysis><summary>The agent read the task's files, logs "
            "and outputs, found where the fix belongs and has not edited anything yet. Next: "

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.agent.loop import AgentConfig, Trace, run_agent
+from replay.agent.loop import AgentConfig, run_agent
 from replay.agent.protocols import FORMAT_ERROR, spoken
 from replay.core.errors import InputError
 from replay.environments import snapshots
@@ -19,6 +19,7 @@ from replay.instances.records import load_suite
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
+from replay.records.trace import Trace
 
 from conftest import make_client
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from replay.sweep.plan import Plan, open_store, save_run
+from replay.records.plan import Plan
+from replay.sweep.plan import open_store, save_run
 
 from conftest import one_line_exit_2, run_replay
 from sweep_scripts import DEMO, TALLY

@@ -15,13 +15,14 @@ from replay.environments import snapshots
 from replay.environments.local import LocalBackend
 from replay.environments.recipes import load_recipe
 from replay.histories.collect import collect_trajectory
-from replay.histories.records import History, find_history, load_stored, stored_histories
+from replay.histories.records import find_history, load_stored, stored_histories
 from replay.histories.trajectories import load_trajectory
 from replay.instances.records import Instance, load_suite
 from replay.judge.grading import patch_files
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
+from replay.records.history import History
 from replay.store import Store
 from replay.sweep.continuation import continue_and_grade
 

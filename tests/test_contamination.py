@@ -20,12 +20,12 @@ from replay.agent.loop import AgentConfig
 from replay.environments import snapshots
 from replay.environments.cgroups import Limits
 from replay.environments.recipes import load_recipe
-from replay.histories.records import History
 from replay.instances.records import Instance
 from replay.judge.validate import validate_instance
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
+from replay.records.history import History
 from replay.store import Store
 from replay.sweep.continuation import Continuation, continue_and_grade
 

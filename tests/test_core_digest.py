@@ -9,18 +9,19 @@ from replay.compaction.sources import PromptText
 from replay.core.digest import canonical_json, digest
 from replay.environments.docker_images import _key as image_key
 from replay.environments.recipes import Recipe
-from replay.environments.snapshots import Snapshot
 from replay.histories.collect import collection_key
 from replay.histories.importers.rebuild import import_key
 from replay.histories.importers.recorded import Recorded
-from replay.histories.records import History
 from replay.instances.records import Instance
 from replay.models.cache import cache_key, refusal_key, request_content
 from replay.models.types import ChatRequest, ModelSpec
+from replay.records.cell import CellId
+from replay.records.history import History
+from replay.records.plan import Plan, PlannedHistory
+from replay.records.snapshot import Snapshot
 from replay.report.web.pages import page_name
 from replay.sweep.cells import CellTask, summary_key
 from replay.sweep.continuation import continuation_key
-from replay.sweep.plan import CellId, Plan, PlannedHistory
 
 INSTANCE = Instance(instance_id="owner__name-7", repo="owner/name", base_commit="0123456789abcdef",
                     patch="diff --git a/x b/x\n", test_patch="diff --git a/t b/t\n",

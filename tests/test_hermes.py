@@ -16,9 +16,10 @@ from replay.compaction.carriers import post_messages
 from replay.compaction.sources import load_sources
 from replay.compaction.summarize import parse_summarizer, summarize
 from replay.core.paths import instances_dir
-from replay.histories.records import History, load_history_file
+from replay.histories.records import load_history_file
 from replay.models.scripted import ScriptedModel
 from replay.models.scripts import Script
+from replay.records.history import History
 
 SECRET = "sk-" + "a1" * 12
 

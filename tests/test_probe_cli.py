@@ -106,7 +106,8 @@ def test_probing_a_sweep_run_uses_its_summaries(tmp_path: Path) -> None:
 ])
 def test_bad_input_is_one_line_and_exit_2_with_nothing_written(
         tmp_path: Path, arguments: list[str], message: str) -> None:
-    from replay.sweep.plan import Plan, save_run
+    from replay.records.plan import Plan
+    from replay.sweep.plan import save_run
 
     store = tmp_path / "runs" / "replay.db"
     with open_store(store) as opened:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
-from replay.sweep.plan import Plan, open_store, save_run
+from replay.records.plan import Plan
+from replay.sweep.plan import open_store, save_run
 
 from conftest import run_replay
 from probe_scripts import models_file, needles, panel, reader_scripts, summarizer_scripts

@@ -25,7 +25,7 @@ from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.models.types import ChatRequest, ModelSpec, Usage
 from replay.models.wire_checks import anthropic_problem
-from replay.sweep.plan import CellId, CellResult
+from replay.records.cell import CellId, CellResult
 from replay.sweep.progress import SweepProgress
 
 from conftest import BASH_TOOL, bash_call, history, make_client, run_replay

@@ -11,7 +11,6 @@ import pytest
 
 from replay.agent.loop import AgentConfig
 from replay.compaction.carriers import post_messages
-from replay.compaction.summarize import Summary
 from replay.core.errors import InputError
 from replay.core.paths import TESTBED
 from replay.environments import snapshots
@@ -20,10 +19,13 @@ from replay.environments.recipes import load_recipe
 from replay.instances.records import Instance
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
+from replay.records.cell import CellId, CellResult
+from replay.records.snapshot import Snapshot
+from replay.records.summary import Summary
 from replay.store import Store
 from replay.sweep.cells import CellTask, Settings, run_cell
 from replay.sweep.continuation import artifacts_of, continuation_key
-from replay.sweep.plan import CellId, CellResult, open_store
+from replay.sweep.plan import open_store
 
 from agent_scripts import FIX, SUBMIT, mini_agent, mini_history, mini_opening
 from conftest import make_client
@@ -74,7 +76,7 @@ def test_pre_and_post_speak_the_history_protocol_and_finish_by_submission(
 
 
 def test_the_protocol_is_part_of_a_continuation_key(tiny: Instance) -> None:
-    snapshot = snapshots.Snapshot(base_commit=tiny.base_commit, diff=b"", fingerprint="f")
+    snapshot = Snapshot(base_commit=tiny.base_commit, diff=b"", fingerprint="f")
     history = mini_history(tiny.instance_id, tiny.problem_statement, snapshot)
     as_tools = history.model_copy(update={"protocol": "tool-calls"})
     keys = {continuation_key(tiny, found, found.messages, "agent", AgentConfig(), 0)
@@ -85,7 +87,7 @@ def test_the_protocol_is_part_of_a_continuation_key(tiny: Instance) -> None:
 
 
 def test_a_text_history_without_its_opening_is_refused(tiny: Instance) -> None:
-    snapshot = snapshots.Snapshot(base_commit=tiny.base_commit, diff=b"", fingerprint="f")
+    snapshot = Snapshot(base_commit=tiny.base_commit, diff=b"", fingerprint="f")
     history = mini_history(tiny.instance_id, tiny.problem_statement, snapshot)
     with pytest.raises(InputError, match="mini-swe-agent-text history needs the messages"):
         post_messages(Summary("anchor_index", "x"), history.messages[2:], "issue", TESTBED,

@@ -12,21 +12,13 @@ from matplotlib.text import Text as MplText
 from rich.console import Console
 
 from replay.core.errors import InputError
+from replay.records.cell import CellId, CellResult
+from replay.records.plan import Plan
 from replay.report.exports import heatmap_figure, write
 from replay.report.markdown import to_markdown
 from replay.report.tables import build, render
 from replay.sweep.labels import confirmation, label
-from replay.sweep.plan import (
-    CellId,
-    CellResult,
-    Plan,
-    bind_run,
-    load_cells,
-    open_store,
-    pending,
-    record_cell,
-    save_run,
-)
+from replay.sweep.plan import bind_run, load_cells, open_store, pending, record_cell, save_run
 
 from conftest import run_replay
 

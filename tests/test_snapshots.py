@@ -9,6 +9,7 @@ from replay.environments import snapshots
 from replay.environments.local import LocalBackend, LocalEnvironment
 from replay.environments.recipes import load_recipe
 from replay.instances.records import Instance
+from replay.records.snapshot import Snapshot
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,7 @@ def test_restore_removes_what_the_agent_added_and_undoes_commits(env: LocalEnvir
 def test_a_snapshot_whose_fingerprint_differs_is_refused(env: LocalEnvironment,
                                                          tiny: Instance) -> None:
     base = snapshots.at_base(env, tiny.base_commit)
-    forged = snapshots.Snapshot(base_commit=tiny.base_commit, diff=b"",
+    forged = Snapshot(base_commit=tiny.base_commit, diff=b"",
                                 fingerprint="0" * 40)
     with pytest.raises(SnapshotMismatch, match="refusing to continue"):
         env.restore(forged)

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from replay.models.scripted import ScriptedServer
+from replay.records.plan import Plan
 from replay.report.tables import build
-from replay.sweep.plan import Plan, load_cells, open_store, save_run
+from replay.sweep.plan import load_cells, open_store, save_run
 
 from conftest import REPLAY, run_replay
 from sweep_scripts import (

@@ -18,11 +18,9 @@ from replay.environments import snapshots
 from replay.environments.local import LocalBackend
 from replay.environments.recipes import load_recipe
 from replay.environments.repos import commit_files, git
-from replay.environments.snapshots import Snapshot
 from replay.histories.records import (
     DIFF_FILE,
     HISTORY_FILE,
-    History,
     bundled_history,
     ensure_tables,
     history_record,
@@ -35,8 +33,11 @@ from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
+from replay.records.history import History
+from replay.records.plan import Plan, PlannedHistory
+from replay.records.snapshot import Snapshot
 from replay.report.tables import build
-from replay.sweep.plan import Plan, PlannedHistory, bind_run, load_run, open_store, save_run
+from replay.sweep.plan import bind_run, load_run, open_store, save_run
 
 from agent_scripts import FIX, PROVENANCE, call, mini_agent, mini_history
 from conftest import bash_call, run_replay, write_tiny_instance

@@ -10,11 +10,12 @@ from rich.console import Console
 from replay.compaction.sources import PromptText
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
+from replay.records.plan import Plan
 from replay.report.tables import build
 from replay.sweep.cells import model_id, prepare
 from replay.sweep.execution import SweepResult, execute
 from replay.sweep.executors import LocalExecutor, RayExecutor
-from replay.sweep.plan import Plan, load_cells, open_store, save_run
+from replay.sweep.plan import load_cells, open_store, save_run
 from replay.sweep.progress import SweepProgress
 from replay.sweep.workers import Setup
 

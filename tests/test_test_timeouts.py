@@ -18,11 +18,12 @@ from replay.core.paths import TESTBED
 from replay.environments import snapshots
 from replay.environments.local import LocalBackend
 from replay.environments.recipes import load_recipe
-from replay.histories.records import DIFF_FILE, HISTORY_FILE, History, history_record
+from replay.histories.records import DIFF_FILE, HISTORY_FILE, history_record
 from replay.instances.records import load_instance_dir
 from replay.judge.timeouts import TIMEOUT_FACTOR, TIMEOUT_FLOOR, derived_timeout, gold_seconds
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
+from replay.records.history import History
 from replay.sweep.plan import load_cells, load_run, open_store
 
 from agent_scripts import FIX, call

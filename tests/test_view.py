@@ -18,6 +18,8 @@ from replay.agent.tools import TOOLS
 from replay.models.cache import CallCache, cache_key, request_content
 from replay.models.client import settled
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Usage
+from replay.records.cell import CellId, CellResult
+from replay.records.plan import Plan
 from replay.report.web.data import grid_view, read_store
 from replay.report.web.highlight import marked
 from replay.report.web.pages import page_name, render_cell, render_grid, write_site
@@ -25,7 +27,7 @@ from replay.report.web.server import ViewServer
 from replay.report.web.traces import first_divergence, steps_of
 from replay.store import Store
 from replay.sweep.continuation import artifacts_of
-from replay.sweep.plan import CellId, CellResult, Plan, open_store, record_cell, save_run
+from replay.sweep.plan import open_store, record_cell, save_run
 
 from conftest import run_replay
 

@@ -9,10 +9,9 @@ mini-swe-agent's text actions or bash calls ending with its submit sentinel.
 from __future__ import annotations
 
 import copy
-import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +26,12 @@ from replay.agent.protocols import (
 )
 from replay.agent.tools import BASH_OUTPUT_LIMIT, ToolError, parse_arguments, run_tool
 from replay.core.errors import HarnessError, InputError
-from replay.core.files import write_atomic
 from replay.core.paths import prompts_dir
 from replay.environments.base import Environment
 from replay.models.retry import ModelDeadlineExceeded
 from replay.models.transport import ModelRefused, ModelTransientError
 from replay.models.types import ChatRequest, Message, Model
+from replay.records.trace import Action, Trace
 
 NO_TOOL_CALL = ("Your response called no tool. Call a tool to continue, or `finish` when the "
                 "fix is complete.")
@@ -46,46 +45,6 @@ class AgentConfig:
     command_timeout: float = 120.0
     temperature: float = 0.0
     max_tokens: int = 4096
-
-
-@dataclass
-class Action:
-    """One tool call and what it produced."""
-
-    step: int
-    tool: str
-    arguments: dict[str, Any]
-    output: str
-    exit_code: int
-    seconds: float
-    error: bool = False
-
-
-@dataclass
-class Trace:
-    """Everything one continuation did; saved after every step."""
-
-    messages: list[Message]
-    start_index: int
-    actions: list[Action] = field(default_factory=list)
-    steps: int = 0
-    exit_reason: str = "running"
-    error: str | None = None
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    cost: float = 0.0
-    seconds: float = 0.0
-    files_edited: list[str] = field(default_factory=list)
-    files_read: list[str] = field(default_factory=list)
-    protocol: str = "tool-calls"
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def save(self, path: Path) -> None:
-        """Write the trace atomically (a killed run leaves the previous step's trace)."""
-        write_atomic(path, json.dumps(self.to_dict(), indent=1))
 
 
 def load_prompt(name: str) -> str:

@@ -33,7 +33,6 @@ from replay.core.paths import default_store
 from replay.environments.backends import make_backend
 from replay.histories.boundaries import RULES, Rule, parse_rule
 from replay.histories.collect import Collected, collect_trajectory, is_collected
-from replay.histories.records import History
 from replay.histories.trajectories import Trajectory, keep
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
@@ -42,6 +41,7 @@ from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.keys import api_key
 from replay.models.registry import resolve
+from replay.records.history import History
 from replay.store import Store
 from replay.sweep.continuation import model_id
 

@@ -38,6 +38,7 @@ from replay.core.errors import InputError
 from replay.core.paths import default_store
 from replay.models.registry import resolve
 from replay.models.types import ModelSpec
+from replay.records.plan import Plan
 from replay.report.exports import reports_folder, write
 from replay.report.tables import build, render
 from replay.store import Store
@@ -46,14 +47,7 @@ from replay.sweep.cells import prepare
 from replay.sweep.confirm import confirm_pairs, fixed_samples
 from replay.sweep.continuation import model_id
 from replay.sweep.executors import check_executor
-from replay.sweep.plan import (
-    Plan,
-    check_timeout,
-    latest_run,
-    open_store,
-    peek_store,
-    require_run,
-)
+from replay.sweep.plan import check_timeout, latest_run, open_store, peek_store, require_run
 
 RunArgument = Annotated[str | None, typer.Argument(
     callback=run_name, help="Run name (default: the latest run).")]

@@ -40,11 +40,12 @@ from replay.measures.statistics import BOOTSTRAP_NOTE, Interval
 from replay.models.cache import CallCache
 from replay.models.registry import resolve
 from replay.models.types import ModelSpec
+from replay.records.plan import Plan
 from replay.report.exports import reports_folder
 from replay.store import Store
 from replay.sweep.cells import prepare
 from replay.sweep.continuation import model_id
-from replay.sweep.plan import Plan, latest_run, open_store, require_run
+from replay.sweep.plan import latest_run, open_store, require_run
 
 
 @dataclass(frozen=True)

@@ -45,10 +45,12 @@ from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.models.retry import Breaker
 from replay.models.types import ModelSpec
+from replay.records.cell import CellId, CellResult
+from replay.records.plan import DEFAULT_TEMPERATURE
 from replay.store import Store
 from replay.sweep.cells import INPUT_FAULT, CellTask, Settings, run_cell
 from replay.sweep.continuation import artifacts_of
-from replay.sweep.plan import DEFAULT_TEMPERATURE, CellId, CellResult, open_store
+from replay.sweep.plan import open_store
 from replay.sweep.summaries import kept_summary
 
 

@@ -47,6 +47,7 @@ from replay.models.cache import CallCache
 from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.models.types import ModelSpec
+from replay.records.plan import DEFAULT_TEMPERATURE, Plan
 from replay.report.tables import build, render
 from replay.store import Store
 from replay.sweep.budget import Budget
@@ -57,8 +58,6 @@ from replay.sweep.executors import check_executor, make_executor
 from replay.sweep.fit import context_warnings, fitting
 from replay.sweep.histories import choose_histories
 from replay.sweep.plan import (
-    DEFAULT_TEMPERATURE,
-    Plan,
     bind_run,
     load_cells,
     open_store,

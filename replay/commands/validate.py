@@ -29,7 +29,8 @@ from replay.histories.records import bundled_snapshot
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
 from replay.judge.timeouts import derived_timeout, gold_seconds
-from replay.judge.validate import Validation, preflight, validate_all
+from replay.judge.validate import preflight, validate_all
+from replay.records.validation import Validation
 from replay.store import Store
 
 STYLES = {"valid": "green", "excluded": "yellow", "error": "red"}

@@ -26,9 +26,9 @@ from replay.agent.loop import compacted, resume_messages, task_messages
 from replay.agent.protocols import opening
 from replay.compaction import hermes
 from replay.compaction.sources import PromptText
-from replay.compaction.summarize import Summary
 from replay.core.errors import InputError
 from replay.models.types import Message
+from replay.records.summary import Summary
 
 CARRIERS = ("summary-only", "native")
 CLAUDE_CODE_WRAPPER = ("This session is being continued from a previous conversation that ran "

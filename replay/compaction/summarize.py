@@ -23,7 +23,7 @@ wins); a reply cut off there (`finish_reason` length) marks the summary `truncat
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from replay.agent.tools import TOOLS
@@ -33,6 +33,7 @@ from replay.compaction.mechanical import anchor_index, observation_masking, tail
 from replay.compaction.sources import PromptText
 from replay.core.errors import InputError
 from replay.models.types import ChatRequest, Message, Model
+from replay.records.summary import Summary
 
 MECHANICAL = ("anchor_index", "observation-masking", "tail")
 PROMPT_NAMES = ("claude-code", "codex", "gemini-cli", "opencode", "kimi-code", *hermes.SETTINGS)
@@ -115,26 +116,6 @@ def _parse_fused(text: str, match: re.Match[str]) -> SummarizerName:
         raise InputError(f"summarizer {text!r}: {base.name} calls no model, so name the "
                          f"evidence judge: {text}@MODEL")
     return SummarizerName(text, backbone=base.backbone, fused=Fused(base, top, judge))
-
-
-@dataclass
-class Summary:
-    """What a summarizer produced, and what it cost.
-
-    `messages` is set only by observation-masking, whose output is a message list to continue
-    from rather than a text. `details` holds `truncated` when a reply was cut off by its output
-    cap, and what a fused summary reports (units, lengths,
-    budgets; see `replay.compaction.fusion`).
-    """
-
-    summarizer: str
-    text: str
-    messages: list[Message] | None = None
-    requests: list[ChatRequest] = field(default_factory=list)
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost: float = 0.0
-    details: dict[str, Any] = field(default_factory=dict)
 
 
 def summarize(history: list[Message], name: SummarizerName, prompt: PromptText | None = None,

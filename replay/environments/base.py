@@ -11,8 +11,8 @@ from replay.core.paths import TESTBED, VENV
 
 if TYPE_CHECKING:
     from replay.environments.recipes import Recipe
-    from replay.environments.snapshots import Snapshot
     from replay.instances.records import Instance
+    from replay.records.snapshot import Snapshot
 
 DEFAULT_OUTPUT_LIMIT = 100_000
 # How every backend reads and writes a file, inside the environment ($1 is the absolute path): a

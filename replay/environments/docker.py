@@ -65,6 +65,7 @@ from replay.environments.docker_engine import (
 from replay.environments.docker_images import ImageBuilder
 from replay.environments.recipes import Recipe, recipe_variables
 from replay.instances.records import Instance
+from replay.records.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -202,10 +203,10 @@ class DockerEnvironment:
             raise EnvironmentFault(f"docker container {self.container_id[:12]}: cannot make a "
                                    f"new cell layer: {(done.stderr or done.stdout).strip()}")
 
-    def snapshot(self) -> snapshots.Snapshot:
+    def snapshot(self) -> Snapshot:
         return snapshots.capture(self, self.base_commit)
 
-    def restore(self, snapshot: snapshots.Snapshot) -> None:
+    def restore(self, snapshot: Snapshot) -> None:
         snapshots.restore(self, snapshot)
 
     def alive(self) -> bool:

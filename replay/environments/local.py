@@ -47,6 +47,7 @@ from replay.environments.repos import prepare_repo
 from replay.environments.sandbox import check_sandbox, contained_argv
 from replay.environments.spool import collect
 from replay.instances.records import Instance
+from replay.records.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -203,10 +204,10 @@ class LocalEnvironment:
         if self.group is None:
             self.group = _control_group(self.limits)
 
-    def snapshot(self) -> snapshots.Snapshot:
+    def snapshot(self) -> Snapshot:
         return snapshots.capture(self, self.base_commit)
 
-    def restore(self, snapshot: snapshots.Snapshot) -> None:
+    def restore(self, snapshot: Snapshot) -> None:
         snapshots.restore(self, snapshot)
 
     def close(self) -> None:

@@ -11,13 +11,11 @@ output (base64), never through a file the agent could have replaced by a link.
 from __future__ import annotations
 
 import base64
-import hashlib
 import shlex
-
-from pydantic import BaseModel, ConfigDict
 
 from replay.core.errors import EnvironmentFault, SnapshotMismatch
 from replay.environments.base import Environment
+from replay.records.snapshot import Snapshot
 
 DIFF_PATH = ".git/replay-snapshot.diff"
 TREE_MARK = "replay-tree:"
@@ -31,20 +29,6 @@ SCRATCH = ('replay_scratch=$(mktemp -d "${TMPDIR:-/tmp}/replay-fingerprint.XXXXX
 GIT_SCRATCH = ('GIT_INDEX_FILE="$replay_scratch/index" '
                'GIT_OBJECT_DIRECTORY="$replay_scratch/objects" '
                'GIT_ALTERNATE_OBJECT_DIRECTORIES="$PWD/.git/objects"')
-
-
-class Snapshot(BaseModel):
-    """The working tree at a boundary."""
-
-    model_config = ConfigDict(frozen=True)
-
-    base_commit: str
-    diff: bytes
-    fingerprint: str
-
-    @property
-    def diff_sha256(self) -> str:
-        return hashlib.sha256(self.diff).hexdigest()
 
 
 def fingerprint_script(base_commit: str) -> str:

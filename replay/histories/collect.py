@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
-from replay.agent.loop import AgentConfig, Trace, run_agent, task_messages
+from replay.agent.loop import AgentConfig, run_agent, task_messages
 from replay.core.digest import digest
 from replay.core.errors import HarnessError
 from replay.core.paths import TESTBED
@@ -33,6 +33,7 @@ from replay.instances.records import Instance
 from replay.judge.testrun import run_tests
 from replay.judge.timeouts import cell_timeout
 from replay.models.types import Model
+from replay.records.trace import Trace
 from replay.store import Store
 
 

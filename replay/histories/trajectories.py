@@ -21,17 +21,12 @@ from dataclasses import asdict, dataclass, field
 
 from replay.core.errors import InputError
 from replay.environments.base import Environment
-from replay.environments.snapshots import Snapshot
 from replay.histories.boundaries import Rule, StepMark, cut
-from replay.histories.records import (
-    History,
-    has_history,
-    record_history,
-    transaction,
-    write_history_files,
-)
 from replay.histories.records import ensure_tables as ensure_history_tables
+from replay.histories.records import has_history, record_history, transaction, write_history_files
 from replay.models.types import Message
+from replay.records.history import History
+from replay.records.snapshot import Snapshot
 from replay.store import Store
 
 SCHEMA = """

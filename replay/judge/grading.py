@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import re
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 
 from replay.instances.records import Instance
+from replay.records.grade import Grade
 
 START = ">>>>> Start Test Output"
 
@@ -32,26 +33,6 @@ class PatchFiles:
     @property
     def all(self) -> list[str]:
         return self.existing + self.created
-
-
-@dataclass
-class Grade:
-    """The verdict on one test run; `timeout` is the limit it ran under (None in grades kept
-    before it was recorded), `timed_out` says it ran into it."""
-
-    resolved: bool
-    status: str
-    tests_ran: bool
-    statuses: dict[str, str] = field(default_factory=dict)
-    fail_to_pass: dict[str, list[str]] = field(default_factory=dict)
-    pass_to_pass: dict[str, list[str]] = field(default_factory=dict)
-    log_path: str | None = None
-    duration: float = 0.0
-    timed_out: bool = False
-    timeout: float | None = None
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def patch_files(patch: str) -> PatchFiles:

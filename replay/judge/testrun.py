@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from pathlib import Path
 
 from replay.core.errors import InputError
@@ -15,11 +16,11 @@ from replay.judge.grading import (
     EXIT_CODE,
     START,
     TIMED_OUT,
-    Grade,
     grade_log,
     patch_files,
 )
 from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT
+from replay.records.grade import Grade
 
 TEST_PATCH_PATH = ".git/replay-test.patch"
 
@@ -91,10 +92,6 @@ def run_tests(env: Environment, instance: Instance, recipe: Recipe, log_path: Pa
                       output_limit=5_000_000)
     text = result.output + (f"\n{TIMED_OUT} after {timeout:g} s\n" if result.timed_out else "")
     write_atomic(log_path, text)
-    grade = grade_log(instance, text)
-    grade.log_path = str(log_path)
-    grade.duration = result.duration
-    grade.timed_out = result.timed_out
-    grade.timeout = timeout
-    return grade
+    return replace(grade_log(instance, text), log_path=str(log_path), duration=result.duration,
+                   timed_out=result.timed_out, timeout=timeout)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replay.judge.grading import Grade
+from replay.records.grade import Grade
 
 # Before the tests were ever timed (validation itself; `replay run`, collect and import on an
 # instance not validated on the backend) the only bound is this one, SWE-bench's own 30 minutes.

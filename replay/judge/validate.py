@@ -13,7 +13,6 @@ from __future__ import annotations
 import shlex
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,23 +21,15 @@ from replay.environments import snapshots
 from replay.environments.base import Backend, Environment
 from replay.environments.recipes import Recipe, load_recipe
 from replay.instances.records import Instance
-from replay.judge.grading import Grade
 from replay.judge.testrun import run_tests
 from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT
+from replay.records.grade import Grade
+from replay.records.snapshot import Snapshot
+from replay.records.validation import Validation
 from replay.store import Store
 
 GOLD_PATCH_PATH = ".git/replay-gold.patch"
 PROBE_FILE = ".replay-restore-probe"
-
-
-@dataclass
-class Validation:
-    """The verdict on one instance."""
-
-    instance_id: str
-    status: str
-    reasons: list[str] = field(default_factory=list)
-    checks: dict[str, Any] = field(default_factory=dict)
 
 
 def apply_patch(env: Environment, patch: str, what: str, instance: Instance) -> None:
@@ -57,7 +48,7 @@ def _summary(grade: Grade) -> dict[str, Any]:
             "timed_out": grade.timed_out, "timeout": grade.timeout}
 
 
-def check_restore(env: Environment, snapshot: snapshots.Snapshot) -> tuple[bool, str]:
+def check_restore(env: Environment, snapshot: Snapshot) -> tuple[bool, str]:
     """Restore the snapshot twice; both trees must carry its fingerprint."""
     seen = []
     for _ in range(2):
@@ -73,7 +64,7 @@ def check_restore(env: Environment, snapshot: snapshots.Snapshot) -> tuple[bool,
 
 def validate_instance(instance: Instance, backend: Backend, store: Store,
                       rebuild: bool = False,
-                      boundary: snapshots.Snapshot | None = None,
+                      boundary: Snapshot | None = None,
                       recipe: Recipe | None = None,
                       test_timeout: float | None = None) -> Validation:
     """Run the three checks on one instance and record the verdict in the store.
@@ -99,7 +90,7 @@ def validate_instance(instance: Instance, backend: Backend, store: Store,
 
 
 def _check(instance: Instance, recipe: Recipe, env: Environment, store: Store,
-           timings: dict[str, float], boundary: snapshots.Snapshot | None,
+           timings: dict[str, float], boundary: Snapshot | None,
            timeout: float) -> Validation:
     logs = ("validate", instance.instance_id)
     base = snapshots.at_base(env, instance.base_commit)
@@ -162,7 +153,7 @@ def preflight(instances: Iterable[Instance], mirrors: Path | None = None) -> Non
 
 
 def validate_all(instances: Iterable[Instance], backend: Backend, store: Store,
-                 boundary: Callable[[Instance], snapshots.Snapshot | None],
+                 boundary: Callable[[Instance], Snapshot | None],
                  rebuild: bool = False,
                  test_timeout: float | None = None) -> Iterator[Validation]:
     """Validate instances one by one, yielding each verdict once it is recorded; `boundary`

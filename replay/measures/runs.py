@@ -25,9 +25,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from replay.compaction.summarize import Summary
 from replay.core.errors import InputError
-from replay.histories.records import History, transaction
+from replay.histories.records import transaction
 from replay.histories.trajectories import load_trajectory
 from replay.instances.selection import choose_instances
 from replay.measures.details import Details, find_details, serialize
@@ -41,10 +40,13 @@ from replay.measures.retention import (
     score,
 )
 from replay.models.types import Message
+from replay.records.cell import CellId, CellResult
+from replay.records.history import History
+from replay.records.summary import Summary
 from replay.store import Store
 from replay.sweep.continuation import artifacts_of
 from replay.sweep.histories import history_of
-from replay.sweep.plan import CellId, CellResult, load_cells, require_run
+from replay.sweep.plan import load_cells, require_run
 from replay.sweep.summaries import kept_summary
 
 SCHEMA = """

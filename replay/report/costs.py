@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from replay.models.spend import Spend, tokens_text
-from replay.sweep.plan import CellId, CellResult
+from replay.records.cell import CellId, CellResult
 
 COST_COLUMNS = ("tokens_in", "cached_tokens", "tokens_out", "dollars", "seconds",
                 "estimated_dollars")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from replay.sweep.plan import Plan, PlannedHistory
+from replay.records.plan import Plan, PlannedHistory
 
 HISTORY_COLUMNS = ("instance", "history", "rule", "protocol", "model", "from", "source")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from replay.models.spend import Spend
-from replay.sweep.plan import CellId, CellResult
+from replay.records.cell import CellId, CellResult
 
 NOTE = ("Model calls made for this run's cells, at the models' list prices; cached tokens were "
         "read from the providers' prompt caches. Replies replayed from the call cache cost "

@@ -16,14 +16,17 @@ from rich.text import Text
 from replay.compaction.summarize import parse_summarizer
 from replay.measures.runs import kept_scores, summarizer_means
 from replay.measures.statistics import BOOTSTRAP_NOTE, Interval, bootstrap_mean, rate_text
+from replay.records.cell import CellId, CellResult
+from replay.records.outcome import Outcome
+from replay.records.plan import Plan
 from replay.report.costs import COST_COLUMNS, cell_cost, cost_sums, cost_table
 from replay.report.histories import histories_table
 from replay.report.names import display_names, legend_lines
 from replay.report.pairs import pairs_of, render_pairs
 from replay.report.spend import run_spend, spend_line
 from replay.store import Store
-from replay.sweep.labels import PRE_PASS, Outcome, outcomes, validations
-from replay.sweep.plan import CellId, CellResult, Plan, load_cells, require_run
+from replay.sweep.labels import PRE_PASS, outcomes, validations
+from replay.sweep.plan import load_cells, require_run
 
 CODES = {"preserved": "P", "damaged": "D", "rescued": "R", "unsolved": "U", "excluded": "X",
          "unevaluated": "-", "error": "E"}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 
-from replay.sweep.plan import CellId, CellResult
+from replay.records.cell import CellId, CellResult
 
 
 class Budget:

@@ -31,16 +31,15 @@ from replay.agent.loop import AgentConfig
 from replay.compaction.carriers import post_messages
 from replay.compaction.fusion import FUSION_VERSION
 from replay.compaction.sources import PromptText
-from replay.compaction.summarize import Summary, parse_summarizer, summarize
+from replay.compaction.summarize import parse_summarizer, summarize
 from replay.core.digest import digest
 from replay.core.errors import HarnessError, InputError
 from replay.core.paths import TESTBED
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
-from replay.histories.records import History
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
-from replay.judge.grading import Grade, patch_files
+from replay.judge.grading import patch_files
 from replay.judge.timeouts import (
     DEFAULT_TEST_TIMEOUT,
     cell_timeout,
@@ -52,10 +51,14 @@ from replay.judge.timeouts import (
 from replay.models.registry import resolve
 from replay.models.transport import ModelRefused
 from replay.models.types import Message, Model, ModelSpec
+from replay.records.cell import CellId, CellResult
+from replay.records.grade import Grade
+from replay.records.history import History
+from replay.records.plan import Plan
+from replay.records.summary import Summary
 from replay.store import Store
 from replay.sweep.continuation import artifacts_of, continuation_key, continue_and_grade, model_id
 from replay.sweep.histories import with_histories
-from replay.sweep.plan import CellId, CellResult, Plan
 from replay.sweep.summaries import (
     keep_summary,
     kept_refusal,

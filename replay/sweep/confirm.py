@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from replay.models.types import ModelSpec
+from replay.records.plan import CONFIRM_SEEDS, Plan
 from replay.store import Store
 from replay.sweep.labels import damaged, outcomes, validations
-from replay.sweep.plan import CONFIRM_SEEDS, Plan, load_cells, pending
+from replay.sweep.plan import load_cells, pending
 
 
 def fixed_samples(plan: Plan, specs: Iterable[ModelSpec]) -> list[str]:

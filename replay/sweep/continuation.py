@@ -27,18 +27,19 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from replay.agent.loop import Action, AgentConfig, Trace, run_agent
+from replay.agent.loop import AgentConfig, run_agent
 from replay.core.digest import digest
 from replay.core.errors import HarnessError
 from replay.environments import snapshots
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
-from replay.histories.records import History
 from replay.instances.records import Instance
-from replay.judge.grading import Grade
 from replay.judge.testrun import run_tests
 from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT, still_holds
 from replay.models.types import Message, Model, ModelSpec
+from replay.records.grade import Grade
+from replay.records.history import History
+from replay.records.trace import Action, Trace
 from replay.store import Store
 
 # The grade of a continuation whose first request was refused: nothing ran, nothing passed.

@@ -27,14 +27,15 @@ from typing import Any, Protocol
 from replay.compaction.carriers import tokens
 from replay.compaction.summarize import parse_summarizer
 from replay.core.errors import Halt
-from replay.judge.validate import Validation
 from replay.models.cache import CallCache
 from replay.models.retry import RetryNotice
+from replay.records.cell import CellId, CellResult
+from replay.records.validation import Validation
 from replay.store import Store
 from replay.sweep.budget import Budget
 from replay.sweep.cells import CellTask, Prepared, ValidateTask, kept_result, summary_key
 from replay.sweep.labels import outcomes, validations
-from replay.sweep.plan import CellId, CellResult, load_cells, pending, record_cell
+from replay.sweep.plan import load_cells, pending, record_cell
 from replay.sweep.summaries import kept_summary
 from replay.sweep.workers import Finished, Task, ingest
 

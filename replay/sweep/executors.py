@@ -22,11 +22,11 @@ from dataclasses import replace
 from typing import Any
 
 from replay.core.errors import Halt, InputError
-from replay.judge.validate import Validation
 from replay.models.retry import Breaker
+from replay.records.cell import CellResult
+from replay.records.validation import Validation
 from replay.sweep.budget import Budget
 from replay.sweep.cells import ValidateTask, fault_text
-from replay.sweep.plan import CellResult
 from replay.sweep.workers import Finished, Gates, Setup, Task, Worker
 
 EXECUTORS = ("local", "ray")

@@ -7,37 +7,17 @@ limit that cuts those short makes the cell an `error`, never a label; see
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from replay.records.cell import CellId, CellResult
+from replay.records.outcome import Outcome
+from replay.records.plan import CONFIRM_SEEDS, Plan
 from replay.store import Store
-from replay.sweep.plan import CONFIRM_SEEDS, CellId, CellResult, Plan
 
 LABELS = ("preserved", "damaged", "rescued", "unsolved", "excluded", "unevaluated", "error")
 
 
 PRE_PASS = ("preserved", "damaged")
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """The label of one (instance, summarizer) pair, and its confirmation if it was damaged.
-
-    `refused` says which seed-0 request of the pair the server refused for its content (a POST
-    whose summary the agent cannot read fails as a POST; see `replay.sweep.cells`).
-    `timed_out` says which seed-0 cell of the pair had its tests time out, and after how long.
-    """
-
-    instance_id: str
-    summarizer: str
-    label: str
-    pre: bool | None = None
-    post: bool | None = None
-    confirmation: str | None = None
-    post_runs: tuple[bool | None, ...] = ()
-    cause: str | None = None
-    refused: str | None = None
-    timed_out: str | None = None
 
 
 def label(pre: bool, post: bool) -> str:

@@ -3,20 +3,15 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from replay.core.digest import digest
 from replay.core.errors import InputError
+from replay.records.cell import CellId, CellResult
+from replay.records.plan import Plan
 from replay.store import Store
 
 KINDS = ("backbone", "prompt")
-CONFIRM_SEEDS = (1, 2)
-DEFAULT_TEMPERATURE = 1.0  # what new runs sample at (see Plan.temperature)
 
 
 SCHEMA = """
@@ -63,115 +58,6 @@ def peek_store(path: Path) -> Store:
     store = Store.peek(path)
     store.db.executescript(SCHEMA)
     return store
-
-
-@dataclass(frozen=True, order=True)
-class CellId:
-    """One cell: PRE cells have summarizer "" (they do not depend on one)."""
-
-    instance_id: str
-    arm: str
-    summarizer: str
-    seed_index: int
-
-    def __str__(self) -> str:
-        who = f" {self.summarizer}" if self.summarizer else ""
-        return f"{self.instance_id} {self.arm}{who} seed {self.seed_index}"
-
-
-class PlannedHistory(BaseModel):
-    """The Phase A history one instance of a run continues from, as the run chose it: its
-    content id, its boundary rule, its agent's protocol and model, where it came from (`source`,
-    `provenance`), and whether it is the one bundled with the instance (see
-    `replay.sweep.histories`)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    instance_id: str
-    id: str
-    rule: str = ""
-    protocol: str = "tool-calls"
-    model: str = ""
-    source: str = ""
-    bundled: bool = False
-    provenance: dict[str, str] = {}
-
-
-class Plan(BaseModel):
-    """What a run shares (its frame) and what it varies (instances, summarizers).
-
-    `temperature` is what the agent and the summarizers sample at (a model's own `temperature`
-    setting wins for that model). Commands give new runs `DEFAULT_TEMPERATURE`; the 0.0 default
-    is what runs stored before it was a setting ran at, so they load as they were.
-
-    `histories` records the history each instance continues from, chosen once when the
-    instance joins the run; runs stored before it was recorded have none, and record the
-    choice made when they next run.
-
-    `test_timeout` is the seconds a cell's tests may run (`--test-timeout`), kept for the run's
-    life; None: each instance's own, derived from its validation (`replay.judge.timeouts`).
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    kind: Literal["backbone", "prompt"]
-    suite: str = "demo"
-    dataset: str | None = None
-    agent: str
-    agent_id: str
-    carrier: str = "summary-only"
-    steps: int = 8
-    temperature: float = Field(default=0.0, ge=0)
-    prompt_sources: str | None = None
-    backend: str = "local"
-    instances: tuple[str, ...]
-    summarizers: tuple[str, ...]
-    confirm: tuple[tuple[str, str], ...] = ()
-    histories: tuple[PlannedHistory, ...] = ()
-    test_timeout: float | None = Field(default=None, gt=0)
-
-    def history_ids(self) -> dict[str, str]:
-        """Instance id -> the content id of the history the run continues it from."""
-        return {found.instance_id: found.id for found in self.histories}
-
-    def frame(self) -> dict[str, Any]:
-        """What every cell shares; a run keeps one frame for life."""
-        return {"kind": self.kind, "suite": self.suite, "dataset": self.dataset,
-                "agent_id": self.agent_id, "carrier": self.carrier, "steps": self.steps,
-                "temperature": self.temperature, "prompt_sources": self.prompt_sources}
-
-    def default_name(self) -> str:
-        """The run name used when none is given: the same command resumes the same run, and
-        the same selection with other histories starts another."""
-        content = {**self.frame(), "instances": self.instances, "summarizers": self.summarizers}
-        if self.histories:
-            content["histories"] = self.history_ids()
-        return f"{self.kind}-{digest(content)[:10]}"
-
-    def cells(self) -> list[CellId]:
-        """Every cell of the plan: PRE per instance, POST per pair, confirmation re-runs."""
-        cells = [CellId(instance, "pre", "", 0) for instance in self.instances]
-        cells += [CellId(instance, "post", summarizer, 0)
-                  for instance in self.instances for summarizer in self.summarizers]
-        cells += [CellId(instance, "post", summarizer, seed)
-                  for instance, summarizer in self.confirm for seed in CONFIRM_SEEDS]
-        return cells
-
-    def extended(self, other: Plan) -> Plan:
-        """This plan with the instances, summarizers, confirmations and histories of `other`
-        added (a history only for an instance this plan has none for)."""
-        mine = self.history_ids()
-        return self.model_copy(update={
-            "instances": _union(self.instances, other.instances),
-            "summarizers": _union(self.summarizers, other.summarizers),
-            "confirm": _union(self.confirm, other.confirm),
-            "histories": (*self.histories,
-                          *(found for found in other.histories if found.instance_id not in mine)),
-        })
-
-
-def _union(first: Iterable[Any], second: Iterable[Any]) -> tuple[Any, ...]:
-    return tuple(dict.fromkeys([*first, *second]))
 
 
 def load_run(store: Store, name: str) -> Plan | None:
@@ -245,40 +131,6 @@ def save_run(store: Store, name: str, plan: Plan) -> None:
         "INSERT INTO runs VALUES (?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
         "digest=excluded.digest, plan=excluded.plan, updated_at=excluded.updated_at",
         (name, digest(plan.frame()), plan.model_dump_json(), now, now))
-
-
-@dataclass
-class CellResult:
-    """A cell's result: `done` with passed True/False, or `error` with its cause.
-
-    `spent` counts only model calls made for this cell (not answered from the cache), and
-    `estimate` is what the dry run estimated it would cost at most, when it ran;
-    `diagnostics` holds what the report shows per continuation. `refused` says which request
-    the server refused for its content, and why, when one did: the summarizer's (the POST
-    fails: nothing to continue from), or the agent's (its run ended there; at the first step,
-    a summary or history the agent cannot read, the cell fails ungraded). `timed_out` is the
-    limit, in seconds, that the cell's tests ran into, when they did (the cell fails).
-    """
-
-    cell: CellId
-    status: Literal["done", "error"]
-    passed: bool | None = None
-    continuation: str | None = None
-    summary: str | None = None
-    reused: bool = False
-    diagnostics: dict[str, Any] = field(default_factory=dict)
-    spent: dict[str, float] = field(default_factory=dict)
-    error: str | None = None
-    seconds: float = 0.0
-    refused: str | None = None
-    timed_out: float | None = None
-    estimate: float = 0.0
-
-    def record(self) -> dict[str, Any]:
-        """The JSON stored with the cell."""
-        data = asdict(self)
-        del data["cell"], data["status"], data["passed"]
-        return data
 
 
 def record_cell(store: Store, run: str, result: CellResult) -> None:

@@ -25,12 +25,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 from rich.text import Text
 
-from replay.judge.validate import Validation
 from replay.models.retry import RetryNotice
 from replay.models.spend import Spend
+from replay.records.cell import CellId, CellResult
+from replay.records.validation import Validation
 from replay.sweep.cells import CellTask
 from replay.sweep.labels import LABELS
-from replay.sweep.plan import CellId, CellResult
 from replay.sweep.workers import Task
 
 HEARTBEAT = 30.0  # seconds between two lines at most, outside a terminal

@@ -6,7 +6,7 @@ import json
 import time
 from typing import Any
 
-from replay.compaction.summarize import Summary
+from replay.records.summary import Summary
 from replay.store import Store
 
 

@@ -28,16 +28,18 @@ from replay.environments.backends import close_backend, make_backend
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe, load_recipe
 from replay.histories.records import bundled_snapshot
-from replay.judge.validate import Validation, validate_instance
+from replay.judge.validate import validate_instance
 from replay.models.cache import CallCache, cache_key, refusal_key, request_content
 from replay.models.client import ModelClient, settled
 from replay.models.retry import Breaker, RetryNotice
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
+from replay.records.cell import CellResult
+from replay.records.validation import Validation
 from replay.store import Store
 from replay.sweep.cells import CellTask, Settings, ValidateTask, fault_text, run_cell
 from replay.sweep.continuation import artifacts_of
-from replay.sweep.plan import CellResult, open_store
+from replay.sweep.plan import open_store
 from replay.sweep.summaries import keep_summary, summary_row
 
 Task = CellTask | ValidateTask

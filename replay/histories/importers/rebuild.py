@@ -31,7 +31,6 @@ from replay.histories.importers import name_hint, read_trajectory
 from replay.histories.importers.divergences import compare
 from replay.histories.importers.editor import EditorError, EditorSession
 from replay.histories.importers.recorded import Recorded, RecordedAction
-from replay.histories.records import History
 from replay.histories.trajectories import (
     Step,
     Trajectory,
@@ -46,6 +45,7 @@ from replay.histories.trajectories import (
 from replay.instances.records import Instance
 from replay.judge.testrun import run_tests
 from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT, cell_timeout
+from replay.records.history import History
 from replay.store import Store
 
 COMMAND_TIMEOUT = 120.0

@@ -25,7 +25,6 @@ from replay.compaction.carriers import post_messages
 from replay.core.digest import canonical_json
 from replay.core.errors import HarnessError
 from replay.core.paths import TESTBED
-from replay.histories.records import History
 from replay.measures.probes.arms import generation_count
 from replay.measures.probes.files import Probe, ProbeSet
 from replay.measures.probes.grading import Grade, grade
@@ -33,9 +32,10 @@ from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec
+from replay.records.cell import CellId
+from replay.records.history import History
 from replay.store import Store
 from replay.sweep.cells import CellTask, Prepared, make_summary
-from replay.sweep.plan import CellId
 
 FULL = "full"
 PROBE_INTRO = "Answer from what this conversation shows, without calling any tool."

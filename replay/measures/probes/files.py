@@ -29,8 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from replay.compaction.transcript import call_arguments, message_text, tool_calls
 from replay.core.errors import InputError
-from replay.histories.records import History
 from replay.instances.records import Instance
+from replay.records.history import History
 
 PROBES_FILE = "probes.json"
 TYPES: dict[str, type] = {"string": str, "integer": int, "number": float, "boolean": bool,

@@ -20,6 +20,8 @@ from typing import Any
 from replay.agent.loop import AgentConfig
 from replay.measures.runs import kept_scores, summarizer_means
 from replay.models.types import Message
+from replay.records.cell import CellId, CellResult
+from replay.records.outcome import Outcome
 from replay.report.costs import cost_sums
 from replay.report.pairs import damage_rows, damage_verdict, pairs_of, retention_verdict
 from replay.report.plots import plots
@@ -28,8 +30,7 @@ from replay.report.web.calls import Call, agent_calls, summary_calls
 from replay.report.web.traces import Divergence, Step, align, first_divergence, steps_of
 from replay.store import Store
 from replay.sweep.continuation import artifacts_of
-from replay.sweep.labels import Outcome
-from replay.sweep.plan import SCHEMA, CellId, CellResult, latest_run, require_run
+from replay.sweep.plan import SCHEMA, latest_run, require_run
 
 LOG_TAIL_LINES = 200
 

@@ -20,6 +20,7 @@ import jinja2
 from replay.core.digest import digest
 from replay.core.files import write_atomic
 from replay.measures.statistics import rate_text
+from replay.records.cell import CellId, CellResult
 from replay.report.histories import HISTORY_COLUMNS, history_rows
 from replay.report.names import legend_lines
 from replay.report.tables import (
@@ -34,7 +35,6 @@ from replay.report.tables import (
 from replay.report.web.data import GridView, cell_view, grid_view, seeds_of
 from replay.report.web.highlight import marked, values
 from replay.store import Store
-from replay.sweep.plan import CellId, CellResult
 
 CSP = "script-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'"
 STYLESHEET = "view.css"

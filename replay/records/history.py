@@ -1,0 +1,48 @@
+"""Phase A histories: the messages up to a compaction boundary and the tree at that boundary.
+
+Where they are kept and found is `replay.histories.records`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from replay.core.digest import digest
+from replay.records.snapshot import Snapshot
+
+SCHEMA = 1
+
+
+class History(BaseModel):
+    """Messages in OpenAI chat format (with tool calls), where they stop, and the tree there.
+
+    `boundary` holds the rule, the step and the token count at the boundary; `resolved` whether
+    the full trajectory went on to resolve the instance (None when unknown); `trajectory` the key
+    of the trajectory it was cut from; `divergences` the recorded outputs that differed from
+    execution when the trajectory was imported; `protocol` how its agent spoke (tool calls, or
+    mini-swe-agent's text actions or bash calls with a submit sentinel), which a continuation
+    from it speaks too (`replay.agent.protocols`). `provenance` says where a trajectory made
+    elsewhere came from, as its importer wrote it (`repository`, `path`, `commit`, `sha256` of
+    the trajectory file, `model`, `license`); like `model` and `source` it is not part of the
+    history's content id.
+    """
+
+    instance_id: str
+    messages: list[dict[str, Any]]
+    boundary: dict[str, Any] = {}
+    model: str = ""
+    source: str = ""
+    snapshot: Snapshot
+    resolved: bool | None = None
+    trajectory: str = ""
+    divergences: list[str] = []
+    protocol: str = "tool-calls"
+    provenance: dict[str, str] = {}
+
+    def content_id(self) -> str:
+        """sha256 of the messages, the snapshot fingerprint and the boundary rule."""
+        content = {"messages": self.messages, "fingerprint": self.snapshot.fingerprint,
+                   "boundary": self.boundary.get("rule", "")}
+        return digest(content)

@@ -1,0 +1,19 @@
+"""The verdict on one instance before any model is called (protocol step 2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA = 1
+
+
+@dataclass
+class Validation:
+    """The verdict on one instance: `valid`, `excluded` with its reasons, or `error` (a fault
+    of the harness); `checks` holds what each check found and how long it took."""
+
+    instance_id: str
+    status: str
+    reasons: list[str] = field(default_factory=list)
+    checks: dict[str, Any] = field(default_factory=dict)
