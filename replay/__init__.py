@@ -2,8 +2,12 @@
 
 The packages follow the protocol in the order data flows; each imports only from those above it.
 
-    core/                  what every stage stands on: content digests, atomic file writes
-    errors, paths, store   what every stage shares: failure kinds, file locations, the SQLite store
+    core/                  the ground floor: errors and the Fault record, the closed
+                              vocabularies (StrEnums), the one content digest, atomic file
+                              writes, file locations (paths), identifier rules (names)
+    records/               typed records that cross stages or are stored: Snapshot, History,
+                              Summary, Trace, Grade, Validation, Plan, CellResult, Outcome
+    store                  the SQLite store
     instances/             1. SWE-bench records, loaders, suites, selection
     environments/          2. Environment and Backend protocols; local and docker backends;
                               snapshots, recipes derived from swebench's specs (specs, derive),
