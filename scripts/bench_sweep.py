@@ -34,10 +34,11 @@ from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.records.plan import Plan
+from replay.store import Store
 from replay.sweep.cells import model_id, prepare
 from replay.sweep.execution import SweepResult, execute
 from replay.sweep.executors import LocalExecutor
-from replay.sweep.plan import open_store, save_run
+from replay.sweep.plan import save_run
 from replay.sweep.progress import SweepProgress
 from replay.sweep.workers import Setup
 
@@ -64,7 +65,7 @@ def sweep(server: ScriptedServer, plan: Plan, workers: int, folder: Path) -> tup
     path = folder / f"workers-{workers}" / "replay.db"
     agent = server.spec("agent").model_copy(update={"alias": plan.agent})
     backend = make_backend("local")
-    with open_store(path) as store, CallCache(path) as cache:
+    with Store.open(path) as store, CallCache(path) as cache:
         prepared = prepare(plan, agent, lambda name: PROMPT, store)
         for instance in prepared.instances.values():
             validate_instance(instance, backend, store, boundary=bundled_snapshot(instance))

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from replay.records.plan import Plan
-from replay.sweep.plan import open_store, save_run
+from replay.store import Store
+from replay.sweep.plan import save_run
 
 from conftest import one_line_exit_2, run_replay
 from sweep_scripts import DEMO, TALLY
@@ -34,7 +35,7 @@ def tree(folder: Path) -> dict[str, str]:
 def a_store(folder: Path) -> Path:
     """A store holding one run, as a sweep leaves it."""
     store = folder / "runs" / "replay.db"
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         save_run(opened, "taken", Plan(kind="backbone", agent=GONE, agent_id="other",
                                        instances=(TALLY,), summarizers=("anchor_index",)))
     return store
@@ -183,7 +184,7 @@ SCHEMAS = [
     (["CREATE TABLE users (id INTEGER)", "INSERT INTO users VALUES (1)"],
      "is not a replay store: an SQLite file with other tables (users)"),
     ([META, "INSERT INTO meta VALUES ('schema_version', '0')"],
-     "is not a store of this replay: schema version 0, not 1"),
+     "is not a store of this replay: schema version 0, not 1 to 2"),
     ([META, "INSERT INTO meta VALUES ('schema_version', '9')"],
      "has schema version 9, newer than this replay"),
 ]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from replay.models.scripted import ScriptedServer
-from replay.sweep.plan import open_store
+from replay.store import Store
 
 from conftest import run_replay
 from probe_scripts import (
@@ -67,7 +67,7 @@ def test_the_panel_full_scores_one_and_a_needle_dropping_summary_less(tmp_path: 
         if body["model"] != "reader":  # summarizers and the judge never see a probe
             text = json.dumps(body["messages"])
             assert not any(question in text for question in questions)
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         calls = opened.db.execute("SELECT COUNT(*) FROM model_calls").fetchone()[0]
     assert calls == 10 * (2 + 1 + 3 * 2)
 
@@ -110,7 +110,7 @@ def test_bad_input_is_one_line_and_exit_2_with_nothing_written(
     from replay.sweep.plan import save_run
 
     store = tmp_path / "runs" / "replay.db"
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         save_run(opened, "fused", Plan(kind="prompt", agent="agent", agent_id="a",
                                        instances=("replay-demo__tally-1",),
                                        summarizers=(S,)))

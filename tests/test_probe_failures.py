@@ -11,7 +11,8 @@ from pathlib import Path
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.records.plan import Plan
-from replay.sweep.plan import open_store, save_run
+from replay.store import Store
+from replay.sweep.plan import save_run
 
 from conftest import run_replay
 from probe_scripts import models_file, needles, panel, reader_scripts, summarizer_scripts
@@ -27,7 +28,7 @@ def demo_run(store: Path, catalogue: Path) -> list:
     plan = Plan(kind="prompt", agent="agent", agent_id="openai:agent@http://127.0.0.1:1/v1",
                 instances=tuple(instance.instance_id for instance, _, _ in items),
                 summarizers=(S,), prompt_sources=str(catalogue))
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         save_run(opened, "r", plan)
     return items
 

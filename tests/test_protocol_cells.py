@@ -23,9 +23,9 @@ from replay.records.cell import CellId, CellResult
 from replay.records.snapshot import Snapshot
 from replay.records.summary import Summary
 from replay.store import Store
+from replay.store.artifacts import CONTINUATIONS
 from replay.sweep.cells import CellTask, Settings, run_cell
-from replay.sweep.continuation import artifacts_of, continuation_key
-from replay.sweep.plan import open_store
+from replay.sweep.continuation import continuation_key
 
 from agent_scripts import FIX, SUBMIT, mini_agent, mini_history, mini_opening
 from conftest import make_client
@@ -37,7 +37,7 @@ def _cells(tiny: Instance, tmp_path: Path) -> tuple[list[CellResult], list[dict]
     history = mini_history(tiny.instance_id, tiny.problem_statement,
                            snapshots.at_base(env, tiny.base_commit))
     store_path = tmp_path / "replay.db"
-    with ScriptedServer(*mini_agent()) as server, open_store(store_path) as store, \
+    with ScriptedServer(*mini_agent()) as server, Store.open(store_path) as store, \
             CallCache(store_path) as cache:
         settings = Settings(server.spec("agent"), steps=4)
         results = [run_cell(CellTask(CellId(tiny.instance_id, arm, summarizer, 0), tiny,
@@ -69,7 +69,7 @@ def test_pre_and_post_speak_the_history_protocol_and_finish_by_submission(
     assert post_first[2]["content"].startswith("You already worked on this issue before")
     assert "<summary>\nIndex of literal details" in post_first[2]["content"]
     with Store.open(tmp_path / "replay.db") as store:
-        trace = json.loads((artifacts_of(store, post.continuation or "")
+        trace = json.loads((store.folder(CONTINUATIONS, post.continuation or "")
                             / "trace.json").read_text())
     assert trace["protocol"] == "mini-swe-agent-text"
     assert [action["arguments"]["command"] for action in trace["actions"]] == [FIX, SUBMIT]

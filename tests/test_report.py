@@ -17,8 +17,9 @@ from replay.records.plan import Plan
 from replay.report.exports import heatmap_figure, write
 from replay.report.markdown import to_markdown
 from replay.report.tables import build, render
+from replay.store import Store
 from replay.sweep.labels import confirmation, label
-from replay.sweep.plan import bind_run, load_cells, open_store, pending, record_cell, save_run
+from replay.sweep.plan import bind_run, load_cells, pending, record_cell, save_run
 
 from conftest import run_replay
 
@@ -55,7 +56,7 @@ def test_a_plan_has_one_pre_per_instance_shared_by_its_summarizers() -> None:
 
 
 def test_runs_resume_extend_and_refuse_another_frame(tmp_path: Path) -> None:
-    with open_store(tmp_path / "replay.db") as store:
+    with Store.open(tmp_path / "replay.db") as store:
         save_run(store, "r", PLAN)
         wider = PLAN.model_copy(update={"instances": ("five",), "summarizers": ("tail:100",)})
         extended = bind_run(store, "r", wider)
@@ -70,7 +71,7 @@ def report_store(tmp_path: Path) -> Path:
     """A run whose cells give every label: one preserved/damaged (confirmed stable by codex),
     two rescued/unsolved, three with an error and an unfinished cell, four excluded."""
     path = tmp_path / "runs" / "replay.db"
-    with open_store(path) as store:
+    with Store.open(path) as store:
         save_run(store, "r", PLAN)
         for instance in ("one", "two", "three"):
             store.record_validation(instance, "local", "valid", [], {})
@@ -92,7 +93,7 @@ def report_store(tmp_path: Path) -> Path:
 
 
 def test_the_report_shows_every_label_rate_and_export(report_store: Path) -> None:
-    with open_store(report_store) as store:
+    with Store.open(report_store) as store:
         report = build(store, "r")
         paths = write(report, report_store.parent / "reports" / "r")
     codes = {pair: outcome for pair, outcome in report.outcomes.items()}
@@ -143,7 +144,7 @@ def long_names(tmp_path: Path) -> Path:
                 instances=(LONG_INSTANCE, "short-1"),
                 summarizers=(*(f"{LONG_MODEL}:{name}" for name in PROMPT_NAMES),
                              "anchor_index"))
-    with open_store(path) as store:
+    with Store.open(path) as store:
         save_run(store, "piped-run", plan)
         for instance in plan.instances:
             store.record_validation(instance, "local", "valid", [], {})
@@ -175,13 +176,13 @@ def test_piped_tables_keep_every_name_whole(long_names: Path) -> None:
 
 def test_a_narrow_terminal_keeps_instance_names_whole(long_names: Path) -> None:
     out = io.StringIO()
-    with open_store(long_names) as store:
+    with Store.open(long_names) as store:
         render(build(store, "piped-run"), Console(file=out, width=100), cells=True)
     assert sum(LONG_INSTANCE in line for line in out.getvalue().splitlines()) == 1 + 7
 
 
 def test_the_heatmap_shows_whole_labels_axis_titles_and_damage_rates(long_names: Path) -> None:
-    with open_store(long_names) as store:
+    with Store.open(long_names) as store:
         report = build(store, "piped-run")
     figure = heatmap_figure(report)
     figure.canvas.draw()
@@ -211,7 +212,7 @@ def test_a_run_stored_before_temperature_and_refusals_loads_as_it_ran(tmp_path: 
                    '"summarizers":["m:codex"],"confirm":[]}')
     legacy_cell = json.dumps({"continuation": "c" * 64, "summary": None, "reused": False,
                               "diagnostics": {}, "spent": {}, "error": None, "seconds": 1.0})
-    with open_store(tmp_path / "replay.db") as store:
+    with Store.open(tmp_path / "replay.db") as store:
         store.db.execute("INSERT INTO runs VALUES ('old', 'digest', ?, 0, 0)", (legacy_plan,))
         store.db.execute("INSERT INTO cells VALUES ('old', 'one', 'pre', '', 0, 'done', 1, ?, 0)",
                          (legacy_cell,))

@@ -13,7 +13,8 @@ import pytest
 
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
-from replay.sweep.plan import load_cells, open_store
+from replay.store import Store
+from replay.sweep.plan import load_cells
 
 from conftest import run_replay
 from sweep_scripts import DEMO, TALLY, fix_turn, fixture_prompts, models_file, summarizer_scripts
@@ -94,7 +95,7 @@ def test_a_budget_stops_starting_cells_and_keeps_those_done(sweep) -> None:
     assert stopped.returncode == 1, stopped.stdout + stopped.stderr
     line = next(line for line in stopped.stdout.splitlines() if line.startswith("budget"))
     assert line.startswith("budget $0.05 reached: spent $")
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         cells = load_cells(opened, "demo")
     assert 0 < len(cells) < 9 and all(c.status == "done" for c in cells.values())
     spent = sum(c.spent["cost"] for c in cells.values())

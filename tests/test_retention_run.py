@@ -21,7 +21,7 @@ from replay.measures.retention import Limits, recurring_reference
 from replay.measures.runs import kept_scores, reference_of
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
-from replay.sweep.plan import open_store
+from replay.store import Store
 
 from agent_scripts import call, fixing_turns
 from conftest import run_replay
@@ -74,7 +74,7 @@ def test_anchor_index_keeps_far_more_recurring_details_than_a_short_summary(
     scored = run_replay("retention", "demo", "--store", str(store))
     assert scored.returncode == 0, scored.stderr
     assert "kept 6 score(s) of run demo" in scored.stdout
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         rows = kept_scores(opened, "demo")
     shares = {(row["instance_id"], row["summarizer"]): row for row in rows}
     assert {row["source"] for row in rows} == {"pre"}
@@ -119,7 +119,7 @@ def test_an_imported_history_is_scored_against_its_own_later_steps(tmp_path: Pat
              Step(end=5, context_tokens=200, tokens_estimated=True, fingerprint="f2", diff=b"")]
     trajectory = Trajectory("k" * 64, "demo-1", "0" * 40, "m", "test", messages, 50, steps,
                             "finished", True)
-    with open_store(tmp_path / "replay.db") as store:
+    with Store.open(tmp_path / "replay.db") as store:
         keep(store, [], [trajectory])
         history = trajectory.history(parse_rule("steps:1"))
         reference = reference_of(store, history, {}, Limits())

@@ -21,7 +21,7 @@ from replay.measures.noise import RULES
 from replay.measures.retention import Limits, recurring_reference, score
 from replay.measures.runs import reference_of
 from replay.measures.session_files import load_sessions
-from replay.sweep.plan import open_store
+from replay.store import Store
 
 from conftest import run_replay
 
@@ -214,7 +214,7 @@ def test_compact_bench_is_scored_against_what_the_real_agent_did_next(tmp_path: 
     shipped = json.loads((folder / "later.json").read_text(encoding="utf-8"))
     assert shipped["provenance"]["commit"].startswith("d12a71a")
     assert shipped["history_messages"] == len(history.messages) and shipped["chars"] > 10_000
-    with open_store(tmp_path / "replay.db") as store:
+    with Store.open(tmp_path / "replay.db") as store:
         reference = reference_of(store, history, {}, Limits(), folder)
         assert reference.source == "suite"  # the store lacks the trajectory; the suite has it
         assert reference.history is not None and reference.later is not None

@@ -16,7 +16,8 @@ import pytest
 from replay.models.scripted import ScriptedServer
 from replay.records.plan import Plan
 from replay.report.tables import build
-from replay.sweep.plan import load_cells, open_store, save_run
+from replay.store import Store
+from replay.sweep.plan import load_cells, save_run
 
 from conftest import REPLAY, run_replay
 from sweep_scripts import (
@@ -44,7 +45,7 @@ def setup(tmp_path: Path) -> tuple[Path, Path]:
 
 def labels(store_path: Path, run: str) -> dict[tuple[str, str], str]:
     """(instance, summarizer) -> label, with the confirmation marked on damaged pairs."""
-    with open_store(store_path) as store:
+    with Store.open(store_path) as store:
         report = build(store, run)
     return {pair: outcome.label + (f" {outcome.confirmation}" if outcome.confirmation else "")
             for pair, outcome in report.outcomes.items()}
@@ -130,7 +131,7 @@ def test_backbone_prompt_and_confirm_give_the_labels_the_scripts_imply(
 
 
 def _table(store_path: Path, run: str) -> dict:
-    with open_store(store_path) as store:
+    with Store.open(store_path) as store:
         cells = {str(cell): (r.status, r.passed, r.continuation)
                  for cell, r in load_cells(store, run).items()}
     return {"labels": labels(store_path, run), "cells": cells}
@@ -160,7 +161,7 @@ def test_a_sweep_killed_in_the_middle_finishes_the_same_table(setup: tuple[Path,
         time.sleep(1)  # its reply is cached by now; the command sleeps on
         process.send_signal(signal.SIGKILL)
         process.wait()
-        with open_store(cut) as store:
+        with Store.open(cut) as store:
             assert len(load_cells(store, "killed")) == 3
         replay(env, *sweep, "--store", str(cut))
         assert server.count == 2 * uninterrupted
@@ -180,7 +181,7 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str,
     store, catalogue = setup
     with ScriptedServer(*summarizer_scripts()) as server:
         env = models_file(tmp_path, server.base_url)
-        with open_store(store) as opened:
+        with Store.open(store) as opened:
             save_run(opened, "taken", Plan(kind="backbone", agent="agent", agent_id="other",
                                            instances=(TALLY,), summarizers=(A,)))
         done = run_replay("backbone", "--agent-model", "agent", *args, "--store", str(store),
@@ -188,7 +189,7 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str,
         assert server.count == 0
     assert done.returncode == 2, done.stdout + done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith(message)
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         assert opened.validation(TALLY, "local") is None
 
 
@@ -224,5 +225,5 @@ def test_dry_run_shows_the_plan_and_calls_nothing(setup: tuple[Path, Path],
     assert "cells 21: 0 done, 0 kept in the store, 21 to run" in done.stdout
     assert "model calls at most 186 (18 summaries, 168 agent steps)" in done.stdout
     assert "cost at most $" in done.stdout and "no price" not in done.stdout
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         assert opened.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
-from replay.sweep.plan import load_cells, open_store
+from replay.store import Store
+from replay.sweep.plan import load_cells
 
 from conftest import closed_port_url, run_replay
 from sweep_scripts import DEMO, TALLY, fix_turn, fixture_prompts, summarizer_scripts
@@ -46,7 +47,7 @@ def error_line(stderr: str) -> str:
 
 
 def cells(tmp_path: Path) -> dict[str, tuple[str, str | None]]:
-    with open_store(tmp_path / "replay.db") as store:
+    with Store.open(tmp_path / "replay.db") as store:
         return {str(cell): (result.status, result.error)
                 for cell, result in load_cells(store, "r").items()}
 

@@ -22,11 +22,9 @@ from replay.histories.records import (
     DIFF_FILE,
     HISTORY_FILE,
     bundled_history,
-    ensure_tables,
     history_record,
     load_history_file,
     record_history,
-    transaction,
     write_history_files,
 )
 from replay.instances.records import Instance
@@ -37,7 +35,8 @@ from replay.records.history import History
 from replay.records.plan import Plan, PlannedHistory
 from replay.records.snapshot import Snapshot
 from replay.report.tables import build
-from replay.sweep.plan import bind_run, load_run, open_store, save_run
+from replay.store import Store
+from replay.sweep.plan import bind_run, load_run, save_run
 
 from agent_scripts import FIX, PROVENANCE, call, mini_agent, mini_history
 from conftest import bash_call, run_replay, write_tiny_instance
@@ -104,10 +103,9 @@ def stored(store_path: Path, snapshot: Snapshot) -> dict[str, str]:
                  "second": tools_history(TINY, "Reading (B).", "steps:2", snapshot),
                  "edit": tools_history(TINY, "Reading (C).", "before-edit", snapshot),
                  "other": tools_history("replay-demo__tally-1", "Reading.", "steps:2", snapshot)}
-    with open_store(store_path) as store:
-        ensure_tables(store)
+    with Store.open(store_path) as store:
         paths = {name: write_history_files(store, found) for name, found in histories.items()}
-        with transaction(store) as db:
+        with store.transaction() as db:
             for name, found in histories.items():
                 record_history(db, found, paths[name])
     return {name: found.content_id() for name, found in histories.items()}
@@ -149,7 +147,7 @@ def test_a_mini_swe_agent_history_runs_in_its_protocol_and_the_report_names_it(
         assert all("tools" not in r.body for r in server.requests if r.model == "agent")
         report = run_replay("report", "mini", "--store", str(store), "--cells", "--html",
                             str(tmp_path / "site"), env=env)
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         found = build(opened, "mini")
     assert found.outcomes[(TINY, "summ-a:claude-code")].label == "preserved"
     for result in found.cells.values():
@@ -197,7 +195,7 @@ def test_sweeps_choose_stored_histories_by_id_or_rule_and_keep_them(
         f"error: run 'r' continues {TINY} from history {ids['first'][:12]}, not "
         f"{bench.bundled[:12]}; resume it with --history {ids['first'][:12]}, or choose "
         "another --run name")
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         plan = load_run(opened, "r")
         assert plan is not None and [(h.id, h.rule, h.bundled) for h in plan.histories] == [
             (ids["first"], "steps:2", False)]
@@ -224,7 +222,7 @@ def test_a_bad_history_choice_is_one_line_exit_2_and_writes_no_run(
         assert server.count == 0
     assert done.returncode == 2, done.stdout + done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         assert opened.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
 
 
@@ -235,7 +233,7 @@ def test_a_run_keeps_its_histories_and_names_another_choice_as_another_run(
                 summarizers=("m:claude-code",), histories=(first,))
     other = plan.model_copy(update={"histories": (first.model_copy(update={"id": "b" * 64}),)})
     assert plan.default_name() != other.default_name()
-    with open_store(tmp_path / "replay.db") as store:
+    with Store.open(tmp_path / "replay.db") as store:
         save_run(store, "r", plan.model_copy(update={"histories": ()}))  # stored before them
         assert bind_run(store, "r", plan).histories == (first,)
         save_run(store, "r", plan)

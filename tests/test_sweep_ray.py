@@ -12,10 +12,11 @@ from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.records.plan import Plan
 from replay.report.tables import build
+from replay.store import Store
 from replay.sweep.cells import model_id, prepare
 from replay.sweep.execution import SweepResult, execute
 from replay.sweep.executors import LocalExecutor, RayExecutor
-from replay.sweep.plan import load_cells, open_store, save_run
+from replay.sweep.plan import load_cells, save_run
 from replay.sweep.progress import SweepProgress
 from replay.sweep.workers import Setup
 
@@ -38,7 +39,7 @@ def sweep(server: ScriptedServer, store_path: Path, executor_name: str) -> Sweep
     summarizers = tuple(f"openai:{m}@{server.base_url}:claude-code" for m in ("summ-a", "summ-b"))
     plan = Plan(kind="backbone", agent=f"openai:agent@{server.base_url}",
                 agent_id=model_id(agent), instances=(STOCKROOM,), summarizers=summarizers)
-    with open_store(store_path) as store, CallCache(store_path) as cache:
+    with Store.open(store_path) as store, CallCache(store_path) as cache:
         prepared = prepare(plan, agent, lambda name: CLAUDE_CODE, store)
         save_run(store, "run", plan)
         setup = Setup(prepared.settings, store_path=store_path)
@@ -52,7 +53,7 @@ def sweep(server: ScriptedServer, store_path: Path, executor_name: str) -> Sweep
 
 def table(store_path: Path) -> dict:
     """Labels, and each cell's verdict and diagnostics, of the store's run."""
-    with open_store(store_path) as store:
+    with Store.open(store_path) as store:
         report = build(store, "run")
         cells = {str(cell): (result.status, result.passed, result.continuation,
                              {k: result.diagnostics[k] for k in COMPARED})

@@ -11,7 +11,8 @@ from pathlib import Path
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.report.tables import build
-from replay.sweep.plan import load_cells, open_store
+from replay.store import Store
+from replay.sweep.plan import load_cells
 
 from conftest import run_replay
 from sweep_scripts import DEMO, STOCKROOM, TALLY, agent_scripts, fixture_prompts, summary
@@ -43,7 +44,7 @@ def backbone(tmp_path: Path, env: dict[str, str], *args: str):
 
 
 def cells(tmp_path: Path) -> dict[str, tuple[str, bool | None, str | None]]:
-    with open_store(tmp_path / "replay.db") as store:
+    with Store.open(tmp_path / "replay.db") as store:
         return {str(cell): (result.status, result.passed, result.refused)
                 for cell, result in load_cells(store, "r").items()}
 
@@ -90,7 +91,7 @@ def test_refused_requests_are_results_kept_and_never_sent_again(tmp_path: Path) 
         assert (server.count - sent[0], small.count - sent[1]) == (2 * 2, 0)
 
         reported = sweep(tmp_path, env, "report", "r", "--cells")
-    with open_store(tmp_path / "replay.db") as store:
+    with Store.open(tmp_path / "replay.db") as store:
         report = build(store, "r")
     codes = {pair: outcome for pair, outcome in report.outcomes.items()}
     assert codes[(TALLY, "summ-tiny:claude-code")].confirmation == "stable"
@@ -145,7 +146,7 @@ def test_confirm_on_a_deterministic_server_sends_fresh_samples(tmp_path: Path) -
         assert [body["seed"] for body in bodies] == [0, 1, 2]
         assert {body["temperature"] for body in bodies} == {float(temperature)}
         assert len({json.dumps(body, sort_keys=True) for body in bodies}) == 3
-        with open_store(folder / "replay.db") as store:
+        with Store.open(folder / "replay.db") as store:
             runs[temperature] = build(store, "r").outcomes[(STOCKROOM, "summ-d:claude-code")]
         runs[temperature + " output"] = confirmed.stdout
     assert runs["0"].confirmation == "stable" and runs["1"].confirmation == "seed-variable"

@@ -24,7 +24,8 @@ from replay.judge.timeouts import TIMEOUT_FACTOR, TIMEOUT_FLOOR, derived_timeout
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.records.history import History
-from replay.sweep.plan import load_cells, load_run, open_store
+from replay.store import Store
+from replay.sweep.plan import load_cells, load_run
 
 from agent_scripts import FIX, call
 from conftest import BACKENDS, TINY_TEST_PATCH, bash_call, run_replay, write_tiny_instance
@@ -122,7 +123,7 @@ def test_a_hang_the_agent_made_is_cut_at_the_timeout_and_marked_everywhere(
     assert "│   DT   │" in done.stdout and "T tests timed out" in done.stdout
     assert (f"T tests timed out (a failing run of the agent's tree): 1 cell(s), "
             f"{TINY} post summ-a:claude-code seed 0 after 4 s") in done.stdout
-    with open_store(store) as opened:
+    with Store.open(store) as opened:
         plan = load_run(opened, "hang")
         cells = load_cells(opened, "hang")
     assert plan is not None and plan.test_timeout == 4

@@ -26,8 +26,9 @@ from replay.report.web.pages import page_name, render_cell, render_grid, write_s
 from replay.report.web.server import ViewServer
 from replay.report.web.traces import first_divergence, steps_of
 from replay.store import Store
-from replay.sweep.continuation import artifacts_of
-from replay.sweep.plan import open_store, record_cell, save_run
+from replay.store.artifacts import CONTINUATIONS
+from replay.store.schema import TABLES
+from replay.sweep.plan import record_cell, save_run
 
 from conftest import run_replay
 
@@ -99,7 +100,7 @@ def grade(resolved: bool) -> dict:
 
 
 def keep_continuation(store: Store, key: str, data: dict, resolved: bool) -> None:
-    folder = artifacts_of(store, key)
+    folder = store.folder(CONTINUATIONS, key)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "trace.json").write_text(json.dumps(data))
     (folder / "tests.log").write_text(f"{TEST} {'PASSED' if resolved else 'FAILED'} {SCRIPT}\n")
@@ -111,7 +112,7 @@ def keep_continuation(store: Store, key: str, data: dict, resolved: bool) -> Non
 def view_store(tmp_path: Path) -> Path:
     """Run `r`: instance `one`, summarizer `m:codex`, damaged; PRE step 1's call is cached."""
     path = tmp_path / "runs" / "replay.db"
-    with open_store(path) as store:
+    with Store.open(path) as store:
         save_run(store, "r", PLAN)
         store.record_validation("one", "local", "valid", [], {})
         keep_continuation(store, "a" * 64, PRE, True)
@@ -123,10 +124,6 @@ def view_store(tmp_path: Path) -> Path:
         record_cell(store, "r", CellResult(CellId("one", "pre", "", 0), "done", True, "a" * 64))
         record_cell(store, "r", CellResult(CellId("one", "post", "m:codex", 0), "done", False,
                                            "b" * 64, "s1"))
-        store.db.executescript(
-            "CREATE TABLE retention (run TEXT, instance_id TEXT, summarizer TEXT, "
-            "seed_index INTEGER, share REAL, found INTEGER, size INTEGER, source TEXT, "
-            "record TEXT, created_at REAL)")
         store.db.execute("INSERT INTO retention VALUES ('r', 'one', 'm:codex', 0, 0.5, 1, 2, "
                          "'pre', ?, 0)", (json.dumps({
                              "share": 0.5, "found": 1, "size": 2,
@@ -228,17 +225,21 @@ def test_the_site_is_written_and_the_store_is_untouched(view_store: Path,
     assert "POST seed 2 <b class=\"v-not-run\">not run</b>" in seed
 
 
-def test_a_store_with_no_run_table_is_read_without_creating_one(tmp_path: Path) -> None:
+def test_an_older_store_with_no_run_table_is_read_without_changing_it(tmp_path: Path) -> None:
     path = tmp_path / "replay.db"
-    Store.open(path).close()  # what `replay validate` leaves: no runs table
+    with sqlite3.connect(path) as old:  # what `replay validate` of a replay at 529a986 left
+        old.execute(TABLES["meta"])
+        old.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+        old.execute(TABLES["validations"])
+    old.close()
+    before = path.read_bytes()
     done = run_replay("view", "--store", str(path))
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.strip().splitlines() == [
         f"error: the store {path} has no run yet: run `replay backbone` or `replay prompt` "
         "first"]
-    tables = {row[0] for row in sqlite3.connect(path).execute(
-        "SELECT name FROM sqlite_master WHERE type='table'")}
-    assert "runs" not in tables and "cells" not in tables
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["replay.db"]
 
 
 @pytest.mark.parametrize("args, message", [

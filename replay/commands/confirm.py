@@ -47,7 +47,7 @@ from replay.sweep.cells import prepare
 from replay.sweep.confirm import confirm_pairs, fixed_samples
 from replay.sweep.continuation import model_id
 from replay.sweep.executors import check_executor
-from replay.sweep.plan import check_timeout, latest_run, open_store, peek_store, require_run
+from replay.sweep.plan import check_timeout, latest_run, require_run
 
 RunArgument = Annotated[str | None, typer.Argument(
     callback=run_name, help="Run name (default: the latest run).")]
@@ -62,7 +62,7 @@ def confirm_command(run: str | None, how: Execution, out: Console) -> int:
     """
     if not how.dry_run:
         check_executor(how.executor, how.ray_address)
-    with peek_store(existing_store(how.store)) as seen:
+    with Store.peek(existing_store(how.store)) as seen:
         name = run or latest_run(seen)
         plan = require_run(seen, name)
         check_timeout(name, plan, how.test_timeout)
@@ -75,7 +75,7 @@ def confirm_command(run: str | None, how: Execution, out: Console) -> int:
         note = _greedy_note(plan, agent)
         if how.dry_run:
             return _confirm(seen, name, plan, agent, how, out, note)
-    with open_store(how.store) as store:
+    with Store.open(how.store) as store:
         return _confirm(store, name, plan, agent, how, out, note)
 
 
@@ -144,7 +144,7 @@ def register(app: typer.Typer) -> None:
             if folder is not None and folder.exists() and not folder.is_dir():
                 raise InputError(f"{option} {folder} is a file: give a folder (made if "
                                  "missing)")
-        with peek_store(existing_store(store or default_store())) as opened:
+        with Store.peek(existing_store(store or default_store())) as opened:
             name = run or latest_run(opened)
             found = build(opened, name)
             render(found, console, cells=cells)

@@ -45,7 +45,7 @@ from replay.report.exports import reports_folder
 from replay.store import Store
 from replay.sweep.cells import prepare
 from replay.sweep.continuation import model_id
-from replay.sweep.plan import latest_run, open_store, require_run
+from replay.sweep.plan import latest_run, require_run
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ def probe_command(run: str | None, selection: Selection, options: ProbeOptions,
     answering = resolve(options.model)
     given = read_probe_paths(list(options.probes))
     use_run = run is not None or not (selection.methods or selection.names_histories)
-    with open_store(existing_store(path) if use_run else path) as store:
+    with Store.open(existing_store(path) if use_run else path) as store:
         name, plan = (run_plan(store, run, selection.methods, selection.ids) if use_run
                       else selection_plan(selection, answering))
         inputs, skipped = load_inputs(prepare(plan, answering, prompt_loader(plan), store), given)

@@ -23,7 +23,8 @@ from replay.measures.retention import MAX_CHARS, PER_KIND, Limits, Score
 from replay.measures.runs import keep_scores, score_run, summarizer_means
 from replay.measures.session_files import FORMATS, load_sessions
 from replay.measures.statistics import BOOTSTRAP_NOTE, bootstrap_mean, rate_text
-from replay.sweep.plan import latest_run, open_store, peek_store, require_run
+from replay.store import Store
+from replay.sweep.plan import latest_run, require_run
 
 
 def percent(value: float | None) -> str:
@@ -40,10 +41,10 @@ def spread(value: float | None, values: list[float]) -> str:
 
 def run_command(run: str | None, store_path: Path, limits: Limits, out: Console) -> int:
     """Score every summary of a run, keep the scores, print the mean per summarizer."""
-    with peek_store(store_path) as seen:  # an unknown run is refused with nothing written
+    with Store.peek(store_path) as seen:  # an unknown run is refused with nothing written
         name = run or latest_run(seen)
         require_run(seen, name)
-    with open_store(store_path) as store:
+    with Store.open(store_path) as store:
         rows, skipped = score_run(store, name, limits)
         keep_scores(store, name, rows, limits)
     for reason in skipped:

@@ -48,9 +48,8 @@ from replay.models.types import ModelSpec
 from replay.records.cell import CellId, CellResult
 from replay.records.plan import DEFAULT_TEMPERATURE
 from replay.store import Store
+from replay.store.artifacts import CONTINUATIONS, TRACE
 from replay.sweep.cells import INPUT_FAULT, CellTask, Settings, run_cell
-from replay.sweep.continuation import artifacts_of
-from replay.sweep.plan import open_store
 from replay.sweep.summaries import kept_summary
 
 
@@ -117,7 +116,7 @@ def run_command(instance: Instance, options: RunOptions, store_path: Path,
     clients: list[ModelClient] = []
     breaker = Breaker()
     try:
-        with open_store(store_path) as store, CallCache(store_path) as cache:
+        with Store.open(store_path) as store, CallCache(store_path) as cache:
             validation = store.validation(instance.instance_id, chosen.name)
             task = replace(task, gold_seconds=gold_seconds(validation),
                            test_timeout=cell_timeout(options.test_timeout, validation))
@@ -162,7 +161,7 @@ def _report(task: CellTask, result: CellResult, store: Store, console: Console) 
                  f"{found['exit_reason']}, edited {', '.join(found['files_edited']) or 'nothing'}")
     if result.continuation:
         reused = " (kept from an earlier run)" if result.reused else ""
-        say(console, f"  trace {artifacts_of(store, result.continuation) / 'trace.json'}{reused}")
+        say(console, f"  trace {store.folder(CONTINUATIONS, result.continuation) / TRACE}{reused}")
 
 
 def register(app: typer.Typer) -> None:

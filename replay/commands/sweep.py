@@ -60,8 +60,6 @@ from replay.sweep.histories import choose_histories
 from replay.sweep.plan import (
     bind_run,
     load_cells,
-    open_store,
-    peek_store,
     pending,
     save_run,
     timeout_text,
@@ -106,7 +104,7 @@ def sweep_command(plan: Plan, run: str | None, how: Execution, out: Console,
     if not how.dry_run:  # a missing key is one line before any download or build
         _check_keys(plan, agent)
         check_executor(how.executor, how.ray_address)
-    with peek_store(how.store) as seen:
+    with Store.peek(how.store) as seen:
         instances = choose_instances(plan.suite, plan.dataset, plan.instances, None, None)
         if histories.fit:
             instances = fitting(instances, seen, histories.rule, agent, lambda s: say(out, s))
@@ -122,7 +120,7 @@ def sweep_command(plan: Plan, run: str | None, how: Execution, out: Console,
             print_estimate(seen, name, prepared, out)
             return 0
         todo = checked_todo(seen, name, prepared)
-    with open_store(how.store) as store:
+    with Store.open(how.store) as store:
         return execute_plan(store, name, prepared, how, out, todo, show=True)
 
 

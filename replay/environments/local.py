@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.core.errors import EnvironmentFault, InputError
+from replay.core.files import write_atomic
 from replay.core.paths import BASE_PATH, TESTBED, VENV, home, network_variables, within
 from replay.environments import snapshots
 from replay.environments.base import (
@@ -361,7 +362,7 @@ class LocalBackend:
         record = {"variables": variables, "python": str(python)}
         environment = self._environment(root, root, instance, recipe, record)
         seconds = self._install(environment, recipe, python)
-        (root / READY).write_text(json.dumps({
+        write_atomic(root / READY, json.dumps({
             **record, "install_seconds": round(seconds, 2), "built_at": time.time()}))
 
     def _environment(self, root: Path, build: Path, instance: Instance, recipe: Recipe,

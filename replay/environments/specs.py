@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.core.errors import InputError
+from replay.core.files import write_atomic
 from replay.core.paths import home
 
 WHEEL_VERSION = "4.1.0"
@@ -112,7 +113,7 @@ def _download(folder: Path) -> Path:
         if digest != WHEEL_SHA256:
             raise InputError(f"the downloaded {WHEEL_NAME} has sha256 {digest}, not the pinned "
                              f"{WHEEL_SHA256}: refusing it (check the package index in use)")
-        fetched.replace(wheel)
+        write_atomic(wheel, fetched.read_bytes())
     return wheel
 
 

@@ -35,6 +35,7 @@ from replay.judge.timeouts import cell_timeout
 from replay.models.types import Model
 from replay.records.trace import Trace
 from replay.store import Store
+from replay.store.artifacts import GRADE, TESTS_LOG, TRACE, TRAJECTORIES, keyed
 
 
 @dataclass
@@ -101,7 +102,7 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
     kept = load_trajectory(store, key)
     if kept is not None:
         return Collected(instance.instance_id, kept, reused=True)
-    folder = store.artifact_path("trajectories", key[:24])
+    folder = store.folder(TRAJECTORIES, key)
     try:
         recipe = load_recipe(instance, mirrors=backend.mirrors)
         env = backend.start(instance, recipe)
@@ -109,12 +110,12 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
         env.restore(base)
         recorder = _StepRecorder(env, base.diff)
         messages = task_messages(instance.problem_statement, TESTBED)
-        trace = run_agent(model, env, messages, config, folder / "trace.json", seed_index,
+        trace = run_agent(model, env, messages, config, folder / TRACE, seed_index,
                           on_step=recorder)
         if trace.exit_reason == "error":
             return Collected(instance.instance_id, None, trace.error)
         snapshots.settle(env, instance.base_commit)  # the tests see the tree alone
-        grade = run_tests(env, instance, recipe, folder / "tests.log", cell_timeout(
+        grade = run_tests(env, instance, recipe, folder / TESTS_LOG, cell_timeout(
             test_timeout, store.validation(instance.instance_id, backend.name)))
     except HarnessError as exc:
         return Collected(instance.instance_id, None, f"{type(exc).__name__}: {exc}")
@@ -124,7 +125,7 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
         model=model_name, source="collected", messages=trace.messages,
         opening_tokens=first_request, steps=recorder.finish(trace.messages),
         exit_reason=trace.exit_reason, resolved=grade.resolved)
-    store.write_artifact(json.dumps(grade.to_dict(), indent=1).encode(), "trajectories",
-                         key[:24], "grade.json")
+    store.write_artifact(json.dumps(grade.to_dict(), indent=1).encode(),
+                         *keyed(TRAJECTORIES, key), GRADE)
     keep(store, (), [trajectory])
     return Collected(instance.instance_id, trajectory)

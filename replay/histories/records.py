@@ -14,8 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,24 +25,8 @@ from replay.instances.records import Instance
 from replay.records.history import History
 from replay.records.snapshot import Snapshot
 from replay.store import Store
+from replay.store.artifacts import HISTORIES, keyed
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS histories (
-    id TEXT PRIMARY KEY,
-    instance_id TEXT NOT NULL,
-    trajectory TEXT NOT NULL,
-    model TEXT NOT NULL,
-    source TEXT NOT NULL,
-    rule TEXT NOT NULL,
-    step INTEGER NOT NULL,
-    tokens INTEGER NOT NULL,
-    resolved INTEGER,
-    fingerprint TEXT NOT NULL,
-    path TEXT NOT NULL,
-    created_at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS histories_instance ON histories (instance_id, rule);
-"""
 HISTORY_FILE = "history.json"
 DIFF_FILE = "snapshot.diff"
 
@@ -88,26 +71,9 @@ def bundled_snapshot(instance: Instance) -> Snapshot | None:
     return None if history is None else history.snapshot
 
 
-def ensure_tables(store: Store) -> None:
-    """Create the `histories` table if this store has none yet."""
-    store.db.executescript(SCHEMA)
-
-
-@contextmanager
-def transaction(store: Store) -> Iterator[sqlite3.Connection]:
-    """One write transaction on the store: all of its rows are written, or none."""
-    store.db.execute("BEGIN IMMEDIATE")
-    try:
-        yield store.db
-    except BaseException:
-        store.db.execute("ROLLBACK")
-        raise
-    store.db.execute("COMMIT")
-
-
 def write_history_files(store: Store, history: History) -> str:
     """Write a history's files under the artifacts; return its path relative to them."""
-    folder = ("histories", history.content_id()[:24])
+    folder = keyed(HISTORIES, history.content_id())
     store.write_artifact(history.snapshot.diff, *folder, DIFF_FILE)
     record = json.dumps(history_record(history), indent=1, ensure_ascii=False)
     store.write_artifact(record.encode(), *folder, HISTORY_FILE)
@@ -127,7 +93,6 @@ def record_history(db: sqlite3.Connection, history: History, path: str) -> None:
 
 def has_history(store: Store, history_id: str) -> bool:
     """Whether the store holds the history with this id."""
-    ensure_tables(store)
     return store.db.execute("SELECT 1 FROM histories WHERE id=?",
                             (history_id,)).fetchone() is not None
 
@@ -135,7 +100,6 @@ def has_history(store: Store, history_id: str) -> bool:
 def stored_histories(store: Store, instance_id: str | None = None,
                      rule: str | None = None) -> list[dict[str, Any]]:
     """Rows of stored histories, oldest first, narrowed by instance and rule."""
-    ensure_tables(store)
     query = "SELECT * FROM histories WHERE 1=1"
     parameters: list[str] = []
     for column, value in (("instance_id", instance_id), ("rule", rule)):

@@ -22,27 +22,13 @@ from dataclasses import asdict, dataclass, field
 from replay.core.errors import InputError
 from replay.environments.base import Environment
 from replay.histories.boundaries import Rule, StepMark, cut
-from replay.histories.records import ensure_tables as ensure_history_tables
-from replay.histories.records import has_history, record_history, transaction, write_history_files
+from replay.histories.records import has_history, record_history, write_history_files
 from replay.models.types import Message
 from replay.records.history import History
 from replay.records.snapshot import Snapshot
 from replay.store import Store
+from replay.store.artifacts import TRAJECTORIES, keyed, snapshot_diff
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS trajectories (
-    key TEXT PRIMARY KEY,
-    instance_id TEXT NOT NULL,
-    model TEXT NOT NULL,
-    source TEXT NOT NULL,
-    steps INTEGER NOT NULL,
-    exit_reason TEXT NOT NULL,
-    resolved INTEGER,
-    divergences INTEGER NOT NULL,
-    path TEXT NOT NULL,
-    created_at REAL NOT NULL
-);
-"""
 TRAJECTORY_FILE = "trajectory.json"
 
 
@@ -155,23 +141,18 @@ def set_context_tokens(steps: list[Step], requests: Sequence[int | None],
         step.context_tokens, step.tokens_estimated = tokens, estimated
 
 
-def ensure_tables(store: Store) -> None:
-    """Create the `trajectories` table if this store has none yet."""
-    store.db.executescript(SCHEMA)
-
-
 def write_trajectory_files(store: Store, trajectory: Trajectory) -> str:
     """Write a trajectory's files under the artifacts; return its path relative to them."""
     steps = []
     for step in trajectory.steps:
         digest = hashlib.sha256(step.diff).hexdigest()
-        if not store.artifact_path("snapshots", f"{digest}.diff").is_file():
-            store.write_artifact(step.diff, "snapshots", f"{digest}.diff")
+        if not store.artifact_path(*snapshot_diff(digest)).is_file():
+            store.write_artifact(step.diff, *snapshot_diff(digest))
         record = asdict(step)
         record["diff"] = digest
         steps.append(record)
     data = {**asdict(trajectory), "steps": steps}
-    folder = ("trajectories", trajectory.key[:24])
+    folder = keyed(TRAJECTORIES, trajectory.key)
     store.write_artifact(json.dumps(data, indent=1, ensure_ascii=False).encode(), *folder,
                          TRAJECTORY_FILE)
     return "/".join(folder)
@@ -188,7 +169,6 @@ def record_trajectory(db: sqlite3.Connection, trajectory: Trajectory, path: str)
 
 def load_trajectory(store: Store, key: str) -> Trajectory | None:
     """The stored trajectory with this key, or None if there is none (or its files are gone)."""
-    ensure_tables(store)
     row = store.db.execute("SELECT path FROM trajectories WHERE key=?", (key,)).fetchone()
     if row is None:
         return None
@@ -196,7 +176,7 @@ def load_trajectory(store: Store, key: str) -> Trajectory | None:
     try:
         data = json.loads((folder / TRAJECTORY_FILE).read_text(encoding="utf-8"))
         steps = [Step(**{**step, "diff": store.artifact_path(
-            "snapshots", f"{step['diff']}.diff").read_bytes()}) for step in data.pop("steps")]
+            *snapshot_diff(step["diff"])).read_bytes()}) for step in data.pop("steps")]
     except (OSError, json.JSONDecodeError):
         return None
     return Trajectory(**data, steps=steps)
@@ -208,14 +188,12 @@ def keep(store: Store, histories: Sequence[History],
 
     Returns the ids of the histories that were not in the store before.
     """
-    ensure_tables(store)
-    ensure_history_tables(store)
     written = [(trajectory, write_trajectory_files(store, trajectory))
                for trajectory in trajectories]
     fresh = {history.content_id(): history for history in histories
              if not has_history(store, history.content_id())}
     files = [(history, write_history_files(store, history)) for history in fresh.values()]
-    with transaction(store) as db:
+    with store.transaction() as db:
         for trajectory, path in written:
             record_trajectory(db, trajectory, path)
         for history, path in files:

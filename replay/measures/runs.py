@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from replay.core.errors import InputError
-from replay.histories.records import transaction
 from replay.histories.trajectories import load_trajectory
 from replay.instances.selection import choose_instances
 from replay.measures.details import Details, find_details, serialize
@@ -44,27 +43,10 @@ from replay.records.cell import CellId, CellResult
 from replay.records.history import History
 from replay.records.summary import Summary
 from replay.store import Store
-from replay.sweep.continuation import artifacts_of
+from replay.store.artifacts import CONTINUATIONS, TRACE
 from replay.sweep.histories import history_of
 from replay.sweep.plan import load_cells, require_run
 from replay.sweep.summaries import kept_summary
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS retention (
-    run TEXT NOT NULL,
-    instance_id TEXT NOT NULL,
-    summarizer TEXT NOT NULL,
-    seed_index INTEGER NOT NULL,
-    share REAL,
-    found INTEGER NOT NULL,
-    size INTEGER NOT NULL,
-    source TEXT NOT NULL,
-    record TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    PRIMARY KEY (run, instance_id, summarizer, seed_index)
-);
-"""
-
 
 LATER_FILE = "later.json"
 REPOSITORY_ROOT = "/testbed"
@@ -133,7 +115,7 @@ def _pre_payloads(store: Store, instance_id: str,
     pre = cells.get(CellId(instance_id, "pre", "", 0))
     if pre is None or pre.status != "done" or not pre.continuation:
         return None
-    path = artifacts_of(store, pre.continuation) / "trace.json"
+    path = store.folder(CONTINUATIONS, pre.continuation) / TRACE
     try:
         trace = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
@@ -181,9 +163,8 @@ def score_run(store: Store, run: str, limits: Limits) -> tuple[list[RetentionRow
 
 def keep_scores(store: Store, run: str, rows: Sequence[RetentionRow], limits: Limits) -> None:
     """Replace run `run`'s retention rows with `rows`, all in one transaction."""
-    store.db.executescript(SCHEMA)
     now = time.time()
-    with transaction(store) as db:
+    with store.transaction() as db:
         db.execute("DELETE FROM retention WHERE run=?", (run,))
         db.executemany("INSERT INTO retention VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             (run, row.instance_id, row.summarizer, row.seed_index, row.share, row.score.found,
@@ -196,7 +177,6 @@ def keep_scores(store: Store, run: str, rows: Sequence[RetentionRow], limits: Li
 
 def kept_scores(store: Store, run: str) -> list[dict[str, Any]]:
     """The retention rows kept for run `run` (none when `replay retention` has not run)."""
-    store.db.executescript(SCHEMA)
     cursor = store.db.execute(
         "SELECT instance_id, summarizer, seed_index, share, found, size, source FROM retention "
         "WHERE run=? ORDER BY instance_id, summarizer, seed_index", (run,))

@@ -18,7 +18,6 @@ another seed is refused from here without being sent.
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,40 +26,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from replay.core.digest import canonical_json, digest
-from replay.core.errors import InputError
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
+from replay.store import Store
 
 logger = logging.getLogger(__name__)
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS model_calls (
-    key TEXT PRIMARY KEY,
-    alias TEXT NOT NULL,
-    provider TEXT NOT NULL,
-    model TEXT NOT NULL,
-    seed_index INTEGER NOT NULL,
-    request_json TEXT NOT NULL,
-    response_json TEXT NOT NULL,
-    input_tokens INTEGER NOT NULL,
-    output_tokens INTEGER NOT NULL,
-    cached_tokens INTEGER NOT NULL,
-    cost REAL NOT NULL,
-    created_at TEXT NOT NULL,
-    seconds REAL,
-    cache_write_tokens INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS model_refusals (
-    key TEXT PRIMARY KEY,
-    alias TEXT NOT NULL,
-    status INTEGER NOT NULL,
-    context INTEGER NOT NULL,
-    message TEXT NOT NULL,
-    request_json TEXT NOT NULL,
-    created_at TEXT NOT NULL
-);
-"""
-
 
 def request_content(spec: ModelSpec, request: ChatRequest, seed_index: int) -> dict[str, Any]:
     """Everything that decides a reply: what is hashed into the key and stored as the request."""
@@ -93,39 +63,18 @@ def cache_key(content: dict[str, Any]) -> str:
     return digest(content)
 
 
-# Columns added since the first stores: a store made before gets them, its rows NULL (no time
-# measured) and 0 (no cache writes reported).
-_ADDED_COLUMNS = (("seconds", "REAL"), ("cache_write_tokens", "INTEGER NOT NULL DEFAULT 0"))
-
-
-def _add_columns(db: sqlite3.Connection) -> None:
-    """Give a store made before them the columns added since (`_ADDED_COLUMNS`)."""
-    columns = {row[1] for row in db.execute("PRAGMA table_info(model_calls)")}
-    for name, kind in _ADDED_COLUMNS:
-        if name not in columns:
-            db.execute(f"ALTER TABLE model_calls ADD COLUMN {name} {kind}")
-
-
 class CallCache:
-    """The `model_calls` table in the SQLite file at `path` (created with its parent if absent).
+    """The `model_calls` table of the store at `path` (created with its parent if absent).
 
     Safe to share between threads; several processes may use one file (WAL mode). Raises
-    `InputError` naming the file when it is not an SQLite database.
+    `InputError` naming the file when it is not a store this replay can use.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
-        try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            with self._db:
-                self._db.executescript(_SCHEMA)
-                _add_columns(self._db)
-        except sqlite3.DatabaseError as exc:
-            self._db.close()
-            raise InputError(f"{self.path} is not a usable SQLite database: {exc}") from None
+        self._store = Store.open(self.path, threads=True)
+        self._db = self._store.db
 
     def get(self, key: str) -> ChatResponse | None:
         """The stored reply for `key`, marked `from_cache`; None on a miss or a corrupt row."""
@@ -180,7 +129,7 @@ class CallCache:
 
     def close(self) -> None:
         """Close the connection."""
-        self._db.close()
+        self._store.close()
 
     def __enter__(self) -> CallCache:
         return self

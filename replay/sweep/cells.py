@@ -57,7 +57,8 @@ from replay.records.history import History
 from replay.records.plan import Plan
 from replay.records.summary import Summary
 from replay.store import Store
-from replay.sweep.continuation import artifacts_of, continuation_key, continue_and_grade, model_id
+from replay.store.artifacts import CONTINUATIONS, TRACE
+from replay.sweep.continuation import continuation_key, continue_and_grade, model_id
 from replay.sweep.histories import with_histories
 from replay.sweep.summaries import (
     keep_summary,
@@ -319,7 +320,7 @@ def kept_result(task: CellTask, settings: Settings, store: Store) -> CellResult 
     key = continuation_key(task.instance, task.history, messages, settings.agent_key,
                            settings.config, task.cell.seed_index)
     record = store.continuation(key)
-    trace_path = artifacts_of(store, key) / "trace.json"
+    trace_path = store.folder(CONTINUATIONS, key) / TRACE
     if record is None or not trace_path.is_file():
         return None
     grade = Grade(**json.loads(record["grade"]))

@@ -41,6 +41,7 @@ from replay.records.grade import Grade
 from replay.records.history import History
 from replay.records.trace import Action, Trace
 from replay.store import Store
+from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, TRACE, TREE_DIFF, keyed
 
 # The grade of a continuation whose first request was refused: nothing ran, nothing passed.
 UNREAD = Grade(resolved=False, status="not run: the agent's first request was refused",
@@ -63,16 +64,11 @@ class Continuation:
 
     @property
     def trace_path(self) -> Path:
-        return self.artifacts / "trace.json"
+        return self.artifacts / TRACE
 
     @property
     def tree_path(self) -> Path:
-        return self.artifacts / "tree.diff"
-
-
-def artifacts_of(store: Store, key: str) -> Path:
-    """The folder of a continuation's trace, final tree and test log."""
-    return store.artifact_path("continuations", key[:24])
+        return self.artifacts / TREE_DIFF
 
 
 def model_id(spec: ModelSpec) -> str:
@@ -99,7 +95,7 @@ def continue_and_grade(instance: Instance, history: History, env: Environment, r
     (for at most `test_timeout` seconds: a kept continuation whose tests timed out under a
     shorter limit runs again)."""
     key = continuation_key(instance, history, messages, agent_id, config, seed_index)
-    artifacts = artifacts_of(store, key)
+    artifacts = store.folder(CONTINUATIONS, key)
     kept = _kept(store, key, artifacts)
     if kept is not None and still_holds(kept.grade, test_timeout):
         return kept
@@ -117,9 +113,8 @@ def continue_and_grade(instance: Instance, history: History, env: Environment, r
             result.grade = UNREAD
         else:
             tree = snapshots.settle(env, instance.base_commit)  # the tests see this alone
-            store.write_artifact(tree.diff,
-                                 *artifacts.relative_to(store.artifacts).parts, "tree.diff")
-            result.grade = run_tests(env, instance, recipe, artifacts / "tests.log",
+            store.write_artifact(tree.diff, *keyed(CONTINUATIONS, key), TREE_DIFF)
+            result.grade = run_tests(env, instance, recipe, artifacts / TESTS_LOG,
                                      test_timeout)
     except HarnessError as exc:
         result.error = f"{type(exc).__name__}: {exc}"
@@ -135,9 +130,9 @@ def continue_and_grade(instance: Instance, history: History, env: Environment, r
 
 def _kept(store: Store, key: str, artifacts: Path) -> Continuation | None:
     record = store.continuation(key)
-    if record is None or not (artifacts / "trace.json").is_file():
+    if record is None or not (artifacts / TRACE).is_file():
         return None
-    trace_data = json.loads((artifacts / "trace.json").read_text(encoding="utf-8"))
+    trace_data = json.loads((artifacts / TRACE).read_text(encoding="utf-8"))
     actions = trace_data.pop("actions")
     trace = Trace(**trace_data)
     trace.actions = [Action(**action) for action in actions]

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 from replay.core.digest import digest
 from replay.core.errors import InputError
@@ -14,50 +13,6 @@ from replay.store import Store
 KINDS = ("backbone", "prompt")
 
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    name TEXT PRIMARY KEY,
-    digest TEXT NOT NULL,
-    plan TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS cells (
-    run TEXT NOT NULL,
-    instance_id TEXT NOT NULL,
-    arm TEXT NOT NULL,
-    summarizer TEXT NOT NULL,
-    seed_index INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    passed INTEGER,
-    record TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    PRIMARY KEY (run, instance_id, arm, summarizer, seed_index)
-);
-CREATE TABLE IF NOT EXISTS summaries (
-    key TEXT PRIMARY KEY,
-    instance_id TEXT NOT NULL,
-    summarizer TEXT NOT NULL,
-    seed_index INTEGER NOT NULL,
-    record TEXT NOT NULL,
-    created_at REAL NOT NULL
-);
-"""
-
-
-def open_store(path: Path) -> Store:
-    """Open the store at `path` with this module's tables."""
-    store = Store.open(path)
-    store.db.executescript(SCHEMA)
-    return store
-
-
-def peek_store(path: Path) -> Store:
-    """The store at `path` with this module's tables, read-only (see `Store.peek`): nothing is
-    created or written."""
-    store = Store.peek(path)
-    store.db.executescript(SCHEMA)
-    return store
 
 
 def load_run(store: Store, name: str) -> Plan | None:

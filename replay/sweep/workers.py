@@ -37,9 +37,8 @@ from replay.models.types import ChatRequest, ChatResponse, ModelSpec
 from replay.records.cell import CellResult
 from replay.records.validation import Validation
 from replay.store import Store
+from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, keyed
 from replay.sweep.cells import CellTask, Settings, ValidateTask, fault_text, run_cell
-from replay.sweep.continuation import artifacts_of
-from replay.sweep.plan import open_store
 from replay.sweep.summaries import keep_summary, summary_row
 
 Task = CellTask | ValidateTask
@@ -149,7 +148,7 @@ class Worker:
         self.task: Task | None = None
         self.backend = make_backend(setup.backend, setup.mirrors, setup.base_image)
         path = setup.store_path or home() / "ray-node" / "replay.db"
-        self.store = open_store(path)
+        self.store = Store.open(path)
         self.cache = CallCache(path)
         self.clients: dict[ModelSpec, ModelClient] = {}
         self.environments: dict[str, tuple[Environment, Recipe]] = {}
@@ -222,8 +221,7 @@ class Worker:
         if result.continuation:
             record = self.store.continuation(result.continuation)
             export.continuation = {"key": result.continuation, **(record or {})}
-            folder = artifacts_of(self.store, result.continuation)
-            export.artifacts = _files(self.store, *folder.relative_to(self.store.artifacts).parts)
+            export.artifacts = _files(self.store, *keyed(CONTINUATIONS, result.continuation))
         return export
 
 
@@ -270,7 +268,7 @@ def ingest(store: Store, cache: CallCache, export: Export) -> None:
 
 def _local_log_path(store: Store, record: dict[str, Any]) -> str:
     grade = json.loads(record["grade"])
-    grade["log_path"] = str(artifacts_of(store, record["key"]) / "tests.log")
+    grade["log_path"] = str(store.folder(CONTINUATIONS, record["key"]) / TESTS_LOG)
     return json.dumps(grade)
 
 

@@ -47,6 +47,7 @@ from replay.judge.testrun import run_tests
 from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT, cell_timeout
 from replay.records.history import History
 from replay.store import Store
+from replay.store.artifacts import TESTS_LOG, TRAJECTORIES, keyed
 
 COMMAND_TIMEOUT = 120.0
 OUTPUT_LIMIT = 1_000_000
@@ -91,8 +92,8 @@ def import_files(paths: Sequence[Path], rules: Sequence[Rule], instances: Sequen
         for item in imported:
             log = Path(scratch) / f"{item.trajectory.key}.log"
             if log.is_file():
-                store.write_artifact(log.read_bytes(), "trajectories",
-                                     item.trajectory.key[:24], "tests.log")
+                store.write_artifact(log.read_bytes(),
+                                     *keyed(TRAJECTORIES, item.trajectory.key), TESTS_LOG)
     fresh = keep(store, [h for item in imported for h in item.histories],
                  [item.trajectory for item in imported if not item.reused])
     return imported, fresh

@@ -29,8 +29,8 @@ from replay.report.tables import Report, build
 from replay.report.web.calls import Call, agent_calls, summary_calls
 from replay.report.web.traces import Divergence, Step, align, first_divergence, steps_of
 from replay.store import Store
-from replay.sweep.continuation import artifacts_of
-from replay.sweep.plan import SCHEMA, latest_run, require_run
+from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, TRACE
+from replay.sweep.plan import latest_run, require_run
 
 LOG_TAIL_LINES = 200
 
@@ -41,7 +41,6 @@ def read_store(path: Path, run: str | None) -> Iterator[tuple[Store, str]]:
     bad input when the store has no run, or not that one."""
     store = Store.open_read_only(path)
     try:
-        store.db.executescript(SCHEMA)  # empty in memory where the file has no runs yet
         name = run or latest_run(store)
         require_run(store, name)
         yield store, name
@@ -168,13 +167,13 @@ def _side(store: Store, arm: str, result: CellResult | None) -> Side:
     side = Side(arm, result)
     if result is None or not result.continuation:
         return side
-    folder = artifacts_of(store, result.continuation)
-    side.trace = _json(folder / "trace.json")
+    folder = store.folder(CONTINUATIONS, result.continuation)
+    side.trace = _json(folder / TRACE)
     if side.trace is not None:
         side.steps = steps_of(side.trace)
     row = store.continuation(result.continuation)
     side.grade = json.loads(row["grade"]) if row else None
-    log = folder / "tests.log"
+    log = folder / TESTS_LOG
     if log.is_file():
         lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
         side.log_tail = "\n".join(lines[-LOG_TAIL_LINES:])
