@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,9 @@ from replay.models.client import settled
 from replay.models.gguf import loaded, request_body
 from replay.models.registry import resolve
 from replay.models.types import ChatRequest
+from replay.store import Store
+from replay.store.calls import seconds_total
+from replay.store.runs import all_cell_records
 
 
 def _ask(server: object, body: dict, cache: bool) -> tuple[float, dict]:
@@ -74,10 +76,10 @@ def speeds(model: str, instance_id: str) -> None:
 
 def sweep_share(store: Path) -> None:
     """Print seconds per cell and the share of the command's time in model calls."""
-    db = sqlite3.connect(store)
-    cells = [row[0] for row in db.execute("SELECT record FROM cells")]
+    with Store.open_read_only(store) as opened:
+        cells = all_cell_records(opened)
+        model = seconds_total(opened)
     seconds = [json.loads(record).get("seconds", 0.0) for record in cells]
-    model = db.execute("SELECT COALESCE(SUM(seconds), 0), COUNT(*) FROM model_calls").fetchone()
     total = sum(seconds)
     print(f"cells: {len(seconds)}, {total / max(1, len(seconds)):.1f} s per cell; model calls: "
           f"{model[1]}, {model[0]:.1f} s, {100 * model[0] / max(total, 1e-9):.0f}% of the cells' "

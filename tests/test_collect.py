@@ -15,7 +15,7 @@ from replay.environments import snapshots
 from replay.environments.local import LocalBackend
 from replay.environments.recipes import load_recipe
 from replay.histories.collect import collect_trajectory
-from replay.histories.records import find_history, load_stored, stored_histories
+from replay.histories.records import find_history, load_stored
 from replay.histories.trajectories import load_trajectory
 from replay.instances.records import Instance, load_suite
 from replay.judge.grading import patch_files
@@ -24,6 +24,7 @@ from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.records.history import History
 from replay.store import Store
+from replay.store.histories import stored_histories
 from replay.sweep.continuation import continue_and_grade
 
 from agent_scripts import fixing_turns, lost_turns

@@ -14,7 +14,7 @@ from replay.agent.loop import AgentConfig
 from replay.environments.local import LocalBackend
 from replay.histories.collect import collect_trajectory
 from replay.histories.importers import read_trajectory
-from replay.histories.records import load_stored, stored_histories
+from replay.histories.records import load_stored
 from replay.histories.trajectories import Trajectory, load_trajectory
 from replay.instances.records import load_suite
 from replay.models.cache import CallCache
@@ -22,6 +22,7 @@ from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.records.history import History
 from replay.store import Store
+from replay.store.histories import stored_histories
 
 from conftest import make_client, run_replay
 

@@ -17,8 +17,9 @@ from replay.environments.repos import find_mirror
 from replay.histories.importers import detect_format, read_trajectory
 from replay.histories.importers.divergences import compare
 from replay.histories.importers.recorded import Expected
-from replay.histories.records import load_stored, stored_histories
+from replay.histories.records import load_stored
 from replay.store import Store
+from replay.store.histories import stored_histories
 
 from conftest import VERIFIED_JSONL, needs_python, run_replay
 

@@ -18,10 +18,11 @@ from replay.histories.boundaries import parse_rule
 from replay.histories.records import bundled_history
 from replay.histories.trajectories import Step, Trajectory, keep
 from replay.measures.retention import Limits, recurring_reference
-from replay.measures.runs import kept_scores, reference_of
+from replay.measures.runs import reference_of
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.store import Store
+from replay.store.scores import kept_scores
 
 from agent_scripts import call, fixing_turns
 from conftest import run_replay

@@ -23,8 +23,8 @@ from replay.histories.records import (
     HISTORY_FILE,
     bundled_history,
     history_record,
+    history_row,
     load_history_file,
-    record_history,
     write_history_files,
 )
 from replay.instances.records import Instance
@@ -36,6 +36,7 @@ from replay.records.plan import Plan, PlannedHistory
 from replay.records.snapshot import Snapshot
 from replay.report.tables import build
 from replay.store import Store
+from replay.store import histories as history_table
 from replay.sweep.plan import bind_run, load_run, save_run
 
 from agent_scripts import FIX, PROVENANCE, call, mini_agent, mini_history
@@ -105,9 +106,8 @@ def stored(store_path: Path, snapshot: Snapshot) -> dict[str, str]:
                  "other": tools_history("replay-demo__tally-1", "Reading.", "steps:2", snapshot)}
     with Store.open(store_path) as store:
         paths = {name: write_history_files(store, found) for name, found in histories.items()}
-        with store.transaction() as db:
-            for name, found in histories.items():
-                record_history(db, found, paths[name])
+        history_table.keep(store, [], [history_row(found, paths[name])
+                                       for name, found in histories.items()])
     return {name: found.content_id() for name, found in histories.items()}
 
 

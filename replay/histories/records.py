@@ -12,8 +12,6 @@ boundary rule, so cutting the same history again finds the one already there.
 from __future__ import annotations
 
 import json
-import sqlite3
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ from replay.records.history import History
 from replay.records.snapshot import Snapshot
 from replay.store import Store
 from replay.store.artifacts import HISTORIES, keyed
+from replay.store.histories import HistoryRow, stored_histories
 
 HISTORY_FILE = "history.json"
 DIFF_FILE = "snapshot.diff"
@@ -80,35 +79,13 @@ def write_history_files(store: Store, history: History) -> str:
     return "/".join(folder)
 
 
-def record_history(db: sqlite3.Connection, history: History, path: str) -> None:
-    """Insert a history's row (inside the caller's transaction); an existing one stays."""
+def history_row(history: History, path: str) -> HistoryRow:
+    """The store's row of a history whose files are in `path`."""
     boundary = history.boundary
-    resolved = None if history.resolved is None else int(history.resolved)
-    db.execute("INSERT OR IGNORE INTO histories VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-               (history.content_id(), history.instance_id, history.trajectory, history.model,
-                history.source, boundary.get("rule", ""), boundary.get("step", 0),
-                boundary.get("tokens", 0), resolved, history.snapshot.fingerprint, path,
-                time.time()))
-
-
-def has_history(store: Store, history_id: str) -> bool:
-    """Whether the store holds the history with this id."""
-    return store.db.execute("SELECT 1 FROM histories WHERE id=?",
-                            (history_id,)).fetchone() is not None
-
-
-def stored_histories(store: Store, instance_id: str | None = None,
-                     rule: str | None = None) -> list[dict[str, Any]]:
-    """Rows of stored histories, oldest first, narrowed by instance and rule."""
-    query = "SELECT * FROM histories WHERE 1=1"
-    parameters: list[str] = []
-    for column, value in (("instance_id", instance_id), ("rule", rule)):
-        if value is not None:
-            query += f" AND {column}=?"
-            parameters.append(value)
-    cursor = store.db.execute(query + " ORDER BY created_at, id", parameters)
-    names = [column[0] for column in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    return HistoryRow(history.content_id(), history.instance_id, history.trajectory,
+                      history.model, history.source, boundary.get("rule", ""),
+                      boundary.get("step", 0), boundary.get("tokens", 0), history.resolved,
+                      history.snapshot.fingerprint, path)
 
 
 def load_stored(store: Store, row: dict[str, Any]) -> History:

@@ -14,20 +14,20 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import sqlite3
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from replay.core.errors import InputError
 from replay.environments.base import Environment
 from replay.histories.boundaries import Rule, StepMark, cut
-from replay.histories.records import has_history, record_history, write_history_files
+from replay.histories.records import history_row, write_history_files
 from replay.models.types import Message
 from replay.records.history import History
 from replay.records.snapshot import Snapshot
 from replay.store import Store
+from replay.store import histories as stored
 from replay.store.artifacts import TRAJECTORIES, keyed, snapshot_diff
+from replay.store.histories import TrajectoryRow, has_history
 
 TRAJECTORY_FILE = "trajectory.json"
 
@@ -158,21 +158,19 @@ def write_trajectory_files(store: Store, trajectory: Trajectory) -> str:
     return "/".join(folder)
 
 
-def record_trajectory(db: sqlite3.Connection, trajectory: Trajectory, path: str) -> None:
-    """Insert a trajectory's row (inside the caller's transaction)."""
-    resolved = None if trajectory.resolved is None else int(trajectory.resolved)
-    db.execute("INSERT OR REPLACE INTO trajectories VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-               (trajectory.key, trajectory.instance_id, trajectory.model, trajectory.source,
-                len(trajectory.steps), trajectory.exit_reason, resolved,
-                len(trajectory.divergences), path, time.time()))
+def trajectory_row(trajectory: Trajectory, path: str) -> TrajectoryRow:
+    """The store's row of a trajectory whose files are in `path`."""
+    return TrajectoryRow(trajectory.key, trajectory.instance_id, trajectory.model,
+                         trajectory.source, len(trajectory.steps), trajectory.exit_reason,
+                         trajectory.resolved, len(trajectory.divergences), path)
 
 
 def load_trajectory(store: Store, key: str) -> Trajectory | None:
     """The stored trajectory with this key, or None if there is none (or its files are gone)."""
-    row = store.db.execute("SELECT path FROM trajectories WHERE key=?", (key,)).fetchone()
-    if row is None:
+    path = stored.trajectory_path(store, key)
+    if path is None:
         return None
-    folder = store.artifact_path(*row[0].split("/"))
+    folder = store.artifact_path(*path.split("/"))
     try:
         data = json.loads((folder / TRAJECTORY_FILE).read_text(encoding="utf-8"))
         steps = [Step(**{**step, "diff": store.artifact_path(
@@ -193,9 +191,6 @@ def keep(store: Store, histories: Sequence[History],
     fresh = {history.content_id(): history for history in histories
              if not has_history(store, history.content_id())}
     files = [(history, write_history_files(store, history)) for history in fresh.values()]
-    with store.transaction() as db:
-        for trajectory, path in written:
-            record_trajectory(db, trajectory, path)
-        for history, path in files:
-            record_history(db, history, path)
+    stored.keep(store, [trajectory_row(trajectory, path) for trajectory, path in written],
+                [history_row(history, path) for history, path in files])
     return set(fresh)

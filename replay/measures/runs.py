@@ -19,7 +19,6 @@ printed, because `replay report` shows them beside task damage without reading t
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -42,8 +41,9 @@ from replay.models.types import Message
 from replay.records.cell import CellId, CellResult
 from replay.records.history import History
 from replay.records.summary import Summary
-from replay.store import Store
+from replay.store import Store, scores
 from replay.store.artifacts import CONTINUATIONS, TRACE
+from replay.store.scores import ScoreRow
 from replay.sweep.histories import history_of
 from replay.sweep.plan import load_cells, require_run
 from replay.sweep.summaries import kept_summary
@@ -163,25 +163,12 @@ def score_run(store: Store, run: str, limits: Limits) -> tuple[list[RetentionRow
 
 def keep_scores(store: Store, run: str, rows: Sequence[RetentionRow], limits: Limits) -> None:
     """Replace run `run`'s retention rows with `rows`, all in one transaction."""
-    now = time.time()
-    with store.transaction() as db:
-        db.execute("DELETE FROM retention WHERE run=?", (run,))
-        db.executemany("INSERT INTO retention VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
-            (run, row.instance_id, row.summarizer, row.seed_index, row.share, row.score.found,
-             row.score.size, row.source,
-             json.dumps({**row.score.to_dict(), "limits": asdict(limits),
-                         "reference": {"source": row.source, "size": row.score.size},
-                         "summary_chars": row.chars}), now)
-            for row in rows])
-
-
-def kept_scores(store: Store, run: str) -> list[dict[str, Any]]:
-    """The retention rows kept for run `run` (none when `replay retention` has not run)."""
-    cursor = store.db.execute(
-        "SELECT instance_id, summarizer, seed_index, share, found, size, source FROM retention "
-        "WHERE run=? ORDER BY instance_id, summarizer, seed_index", (run,))
-    names = [column[0] for column in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    scores.replace(store, run, [ScoreRow(
+        row.instance_id, row.summarizer, row.seed_index, row.share, row.score.found,
+        row.score.size, row.source,
+        {**row.score.to_dict(), "limits": asdict(limits),
+         "reference": {"source": row.source, "size": row.score.size},
+         "summary_chars": row.chars}) for row in rows])
 
 
 def summarizer_means(rows: Sequence[dict[str, Any]],

@@ -18,7 +18,6 @@ another seed is refused from here without being sent.
 from __future__ import annotations
 
 import logging
-import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from pydantic import ValidationError
 from replay.core.digest import canonical_json, digest
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
-from replay.store import Store
+from replay.store.calls import CallRow, CallTable, RefusalRow
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +62,10 @@ def cache_key(content: dict[str, Any]) -> str:
     return digest(content)
 
 
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
 class CallCache:
     """The `model_calls` table of the store at `path` (created with its parent if absent).
 
@@ -72,20 +75,15 @@ class CallCache:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._lock = threading.Lock()
-        self._store = Store.open(self.path, threads=True)
-        self._db = self._store.db
+        self._table = CallTable(self.path)
 
     def get(self, key: str) -> ChatResponse | None:
         """The stored reply for `key`, marked `from_cache`; None on a miss or a corrupt row."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT response_json FROM model_calls WHERE key = ?", (key,)
-            ).fetchone()
-        if row is None:
+        found = self._table.response_json(key)
+        if found is None:
             return None
         try:
-            response = ChatResponse.model_validate_json(row[0])
+            response = ChatResponse.model_validate_json(found)
         except ValidationError:
             logger.warning("model_calls row %s is corrupt; treating it as a miss", key[:12])
             return None
@@ -95,41 +93,26 @@ class CallCache:
             response: ChatResponse) -> None:
         """Store one call in one transaction, replacing any row with the same key."""
         usage = response.usage
-        row = (
+        self._table.put(CallRow(
             key, spec.alias, spec.provider, spec.model, content["seed_index"],
             canonical_json(content), response.model_dump_json(exclude={"from_cache"}),
             usage.input_tokens, usage.output_tokens, usage.cached_tokens, response.cost,
-            datetime.now(UTC).isoformat(timespec="seconds"), response.latency,
-            usage.cache_write_tokens,
-        )
-        with self._lock, self._db:
-            self._db.execute(
-                "INSERT OR REPLACE INTO model_calls (key, alias, provider, model, seed_index,"
-                " request_json, response_json, input_tokens, output_tokens, cached_tokens, cost,"
-                " created_at, seconds, cache_write_tokens)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                row,
-            )
+            _now(), response.latency, usage.cache_write_tokens))
 
     def refusal(self, key: str) -> ModelRefused | None:
         """The refusal kept under `key` (see `refusal_key`), as the error to raise; or None."""
-        with self._lock:
-            row = self._db.execute("SELECT status, context, message FROM model_refusals "
-                                   "WHERE key = ?", (key,)).fetchone()
-        return None if row is None else ModelRefused(row[2], row[0], bool(row[1]))
+        row = self._table.refusal(key)
+        return None if row is None else ModelRefused(row.message, row.status, row.context)
 
     def keep_refusal(self, key: str, spec: ModelSpec, content: dict[str, Any],
                      refused: ModelRefused) -> None:
         """Keep a refusal under `key` (see `refusal_key`)."""
-        with self._lock, self._db:
-            self._db.execute(
-                "INSERT OR REPLACE INTO model_refusals VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key, spec.alias, refused.status, int(refused.context), str(refused),
-                 canonical_json(content), datetime.now(UTC).isoformat(timespec="seconds")))
+        self._table.keep_refusal(RefusalRow(key, spec.alias, refused.status, refused.context,
+                                            str(refused), canonical_json(content), _now()))
 
     def close(self) -> None:
         """Close the connection."""
-        self._store.close()
+        self._table.close()
 
     def __enter__(self) -> CallCache:
         return self

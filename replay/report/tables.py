@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from replay.compaction.summarize import parse_summarizer
-from replay.measures.runs import kept_scores, summarizer_means
+from replay.measures.runs import summarizer_means
 from replay.measures.statistics import BOOTSTRAP_NOTE, Interval, bootstrap_mean, rate_text
 from replay.records.cell import CellId, CellResult
 from replay.records.outcome import Outcome
@@ -25,6 +25,7 @@ from replay.report.names import display_names, legend_lines
 from replay.report.pairs import pairs_of, render_pairs
 from replay.report.spend import run_spend, spend_line
 from replay.store import Store
+from replay.store.scores import kept_scores
 from replay.sweep.labels import PRE_PASS, outcomes, validations
 from replay.sweep.plan import load_cells, require_run
 

@@ -26,11 +26,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from replay.core.errors import InputError
-from replay.histories.records import bundled_history, find_history, load_stored, stored_histories
+from replay.histories.records import bundled_history, find_history, load_stored
 from replay.instances.records import Instance
 from replay.records.history import History
 from replay.records.plan import Plan, PlannedHistory
 from replay.store import Store
+from replay.store.histories import stored_histories
 
 
 def planned(history: History, bundled: bool) -> PlannedHistory:

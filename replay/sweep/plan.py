@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import json
-import time
 
 from replay.core.digest import digest
 from replay.core.errors import InputError
 from replay.records.cell import CellId, CellResult
 from replay.records.plan import Plan
-from replay.store import Store
+from replay.store import Store, runs
 
 KINDS = ("backbone", "prompt")
 
@@ -17,24 +16,24 @@ KINDS = ("backbone", "prompt")
 
 def load_run(store: Store, name: str) -> Plan | None:
     """The plan of run `name`, if the store has it."""
-    row = store.db.execute("SELECT plan FROM runs WHERE name=?", (name,)).fetchone()
-    return None if row is None else Plan.model_validate_json(row[0])
+    found = runs.plan_json(store, name)
+    return None if found is None else Plan.model_validate_json(found)
 
 
 def latest_run(store: Store) -> str:
     """The name of the run changed last; bad input when the store has none."""
-    row = store.db.execute("SELECT name FROM runs ORDER BY updated_at DESC LIMIT 1").fetchone()
-    if row is None:
+    name = runs.latest_name(store)
+    if name is None:
         raise InputError(f"the store {store.path} has no run yet: run `replay backbone` or "
                          "`replay prompt` first")
-    return row[0]
+    return name
 
 
 def require_run(store: Store, name: str) -> Plan:
     """The plan of run `name`; bad input naming the runs there are when it is not in the store."""
     plan = load_run(store, name)
     if plan is None:
-        names = [row[0] for row in store.db.execute("SELECT name FROM runs ORDER BY name")]
+        names = runs.names(store)
         known = f"; runs: {', '.join(names)}" if names else ""
         raise InputError(f"no run {name!r} in {store.path}{known}")
     return plan
@@ -81,33 +80,23 @@ def check_timeout(name: str, existing: Plan, given: float | None) -> None:
 
 def save_run(store: Store, name: str, plan: Plan) -> None:
     """Write (or update) run `name` with its plan."""
-    now = time.time()
-    store.db.execute(
-        "INSERT INTO runs VALUES (?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
-        "digest=excluded.digest, plan=excluded.plan, updated_at=excluded.updated_at",
-        (name, digest(plan.frame()), plan.model_dump_json(), now, now))
+    runs.save(store, name, digest(plan.frame()), plan.model_dump_json())
 
 
 def record_cell(store: Store, run: str, result: CellResult) -> None:
     """Write one cell's result in one statement (an `error` is replaced when it runs again)."""
     cell = result.cell
-    passed = None if result.passed is None else int(result.passed)
-    store.db.execute(
-        "INSERT OR REPLACE INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (run, cell.instance_id, cell.arm, cell.summarizer, cell.seed_index, result.status,
-         passed, json.dumps(result.record()), time.time()))
+    runs.record_cell(store, run, runs.CellRow(cell.instance_id, cell.arm, cell.summarizer,
+                                              cell.seed_index, result.status, result.passed,
+                                              json.dumps(result.record())))
 
 
 def load_cells(store: Store, run: str) -> dict[CellId, CellResult]:
     """Every recorded cell of run `run`."""
-    rows = store.db.execute(
-        "SELECT instance_id, arm, summarizer, seed_index, status, passed, record FROM cells "
-        "WHERE run=?", (run,))
     cells = {}
-    for instance_id, arm, summarizer, seed, status, passed, record in rows:
-        cell = CellId(instance_id, arm, summarizer, seed)
-        cells[cell] = CellResult(cell, status, None if passed is None else bool(passed),
-                                 **json.loads(record))
+    for row in runs.cells(store, run):
+        cell = CellId(row.instance_id, row.arm, row.summarizer, row.seed_index)
+        cells[cell] = CellResult(cell, row.status, row.passed, **json.loads(row.record))
     return cells
 
 

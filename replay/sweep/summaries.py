@@ -2,21 +2,17 @@
 refused (a record with `refused` and no text), so that neither is asked for again."""
 from __future__ import annotations
 
-import json
-import time
+from dataclasses import asdict
 from typing import Any
 
 from replay.records.summary import Summary
-from replay.store import Store
+from replay.store import Store, summaries
 
 
 def kept_summary(store: Store, key: str) -> Summary | None:
     """A summary kept under `key`, if any."""
-    row = store.db.execute("SELECT record FROM summaries WHERE key=?", (key,)).fetchone()
-    if row is None:
-        return None
-    data = json.loads(row[0])
-    if data.get("refused"):
+    data = summaries.record(store, key)
+    if data is None or data.get("refused"):
         return None
     return Summary(data["summarizer"], data["text"], data["messages"],
                    input_tokens=data["input_tokens"], output_tokens=data["output_tokens"],
@@ -25,8 +21,8 @@ def kept_summary(store: Store, key: str) -> Summary | None:
 
 def kept_refusal(store: Store, key: str) -> str | None:
     """Why the summarizer's request for the summary `key` was refused, if it was."""
-    row = store.db.execute("SELECT record FROM summaries WHERE key=?", (key,)).fetchone()
-    return None if row is None else json.loads(row[0]).get("refused")
+    data = summaries.record(store, key)
+    return None if data is None else data.get("refused")
 
 
 def refusal_record(summarizer: str, refused: str) -> dict[str, Any]:
@@ -47,16 +43,11 @@ def summary_record(summary: Summary) -> dict[str, Any]:
 def keep_summary(store: Store, key: str, instance_id: str, seed_index: int,
                  record: dict[str, Any]) -> None:
     """Keep a summary record under `key` (first writer wins)."""
-    store.db.execute("INSERT OR IGNORE INTO summaries VALUES (?, ?, ?, ?, ?, ?)",
-                     (key, instance_id, record["summarizer"], seed_index, json.dumps(record),
-                      time.time()))
+    summaries.keep(store, key, instance_id, seed_index, record)
 
 
 def summary_row(store: Store, key: str) -> dict[str, Any] | None:
     """The raw record of a kept summary (for shipping it between stores)."""
-    row = store.db.execute("SELECT instance_id, seed_index, record FROM summaries WHERE key=?",
-                           (key,)).fetchone()
-    if row is None:
-        return None
-    return {"instance_id": row[0], "seed_index": row[1], "record": json.loads(row[2])}
+    row = summaries.row(store, key)
+    return None if row is None else asdict(row)
 

@@ -9,8 +9,8 @@ kept:
   reply gives the kept summary text (with gemini-cli's first call, whose reply its second call
   carries).
 
-Latency is shown where the table records it (a `latency` or `seconds` column); tokens, cached
-tokens and cost always.
+Latency is shown where the call recorded it (its `seconds`); tokens, cached tokens and cost
+always.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from replay.models.cache import cache_key, request_content
 from replay.models.client import settled
 from replay.models.types import ChatRequest, Message, ModelSpec
 from replay.store import Store
+from replay.store.calls import CallRow, calls_asking, kept_call
 
 AGENT_ID = re.compile(r"(?P<provider>openai|anthropic):(?P<model>.+)@(?P<base_url>https?://.+)")
-LATENCY_COLUMNS = ("latency", "seconds")
 FRAGMENT_CHARS = 300
 
 
@@ -50,34 +50,21 @@ class Call:
     found: bool = True
 
 
-def _columns(store: Store) -> list[str]:
-    return [row[1] for row in store.db.execute("PRAGMA table_info(model_calls)")]
-
-
-def _select(store: Store) -> str | None:
-    columns = _columns(store)
-    if not columns:
-        return None
-    latency = next((name for name in LATENCY_COLUMNS if name in columns), "NULL")
-    return (f"SELECT key, model, input_tokens, cached_tokens, output_tokens, cost, {latency}, "
-            "created_at, request_json, response_json FROM model_calls")
-
-
-def _call(arm: str, what: str, row: tuple[Any, ...]) -> Call:
-    return Call(arm, what, row[0], row[1], row[2], row[3], row[4], row[5],
-                None if row[6] is None else float(row[6]), row[7])
+def _call(arm: str, what: str, row: CallRow) -> Call:
+    return Call(arm, what, row.key, row.model, row.input_tokens, row.cached_tokens,
+                row.output_tokens, row.cost, None if row.seconds is None else float(row.seconds),
+                row.created_at)
 
 
 def agent_calls(store: Store, agent_id: str, trace: dict[str, Any], config: AgentConfig,
                 seed_index: int, arm: str) -> list[Call]:
     """The calls of a continuation's steps, in order."""
-    query = _select(store)
     match = AGENT_ID.fullmatch(agent_id)
     messages = trace.get("messages") or []
     start = trace.get("start_index", 0)
     ends = [index for index in range(start, len(messages))
             if messages[index].get("role") == "assistant"]
-    if query is None or match is None:
+    if match is None:
         return [Call(arm, f"step {n}", found=False) for n in range(1, len(ends) + 1)]
     spec = ModelSpec(alias="agent", **match.groupdict())
     calls = []
@@ -85,7 +72,7 @@ def agent_calls(store: Store, agent_id: str, trace: dict[str, Any], config: Agen
         request = ChatRequest(messages=messages[:end], tools=TOOLS,
                               temperature=config.temperature, max_tokens=config.max_tokens)
         key = cache_key(request_content(spec, settled(spec, request, seed_index), seed_index))
-        row = store.db.execute(query + " WHERE key=?", (key,)).fetchone()
+        row = kept_call(store, key)
         calls.append(_call(arm, f"step {number}", row) if row
                      else Call(arm, f"step {number}", key, spec.model, found=False))
     return calls
@@ -95,14 +82,13 @@ def summary_calls(store: Store, summarizer: str, history: list[Message], text: s
                   seed_index: int) -> list[Call]:
     """The calls that wrote a POST cell's summary (none for a mechanical summarizer)."""
     name = parse_summarizer(summarizer)
-    query = _select(store)
-    if name.mechanical or query is None or not history:
+    if name.mechanical or not history:
         return []
     task = next((m for m in history if m.get("role") == "user"), history[-1])
     fragment = json.dumps(_content(task)[:FRAGMENT_CHARS], ensure_ascii=False)[1:-1]
-    rows = store.db.execute(query + " WHERE seed_index=? AND instr(request_json, ?) > 0",
-                            (seed_index, fragment)).fetchall()
-    parsed = [(row, json.loads(row[8])["messages"], _reply(row[9])) for row in rows]
+    rows = calls_asking(store, seed_index, fragment)
+    parsed = [(row, json.loads(row.request_json)["messages"], _reply(row.response_json))
+              for row in rows]
     last = history[-1]
     finals = [(row, messages) for row, messages, reply in parsed
               if last in messages and _finished(reply, name.prompt) == text]

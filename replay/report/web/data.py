@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.agent.loop import AgentConfig
-from replay.measures.runs import kept_scores, summarizer_means
+from replay.measures.runs import summarizer_means
 from replay.models.types import Message
 from replay.records.cell import CellId, CellResult
 from replay.records.outcome import Outcome
@@ -28,8 +28,9 @@ from replay.report.plots import plots
 from replay.report.tables import Report, build
 from replay.report.web.calls import Call, agent_calls, summary_calls
 from replay.report.web.traces import Divergence, Step, align, first_divergence, steps_of
-from replay.store import Store
+from replay.store import Store, summaries
 from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, TRACE
+from replay.store.scores import kept_scores, score_record
 from replay.sweep.plan import latest_run, require_run
 
 LOG_TAIL_LINES = 200
@@ -190,24 +191,11 @@ def _json(path: Path) -> dict[str, Any] | None:
 def _summary(store: Store, post: CellResult | None) -> dict[str, Any] | None:
     if post is None or not post.summary:
         return None
-    row = store.db.execute("SELECT record FROM summaries WHERE key=?",
-                           (post.summary,)).fetchone()
-    return None if row is None else json.loads(row[0])
+    return summaries.record(store, post.summary)
 
 
 def _retention(store: Store, run: str, cell: CellId) -> dict[str, Any] | None:
-    if not has_table(store, "retention"):
-        return None
-    row = store.db.execute(
-        "SELECT record FROM retention WHERE run=? AND instance_id=? AND summarizer=? AND "
-        "seed_index=?", (run, cell.instance_id, cell.summarizer, cell.seed_index)).fetchone()
-    return None if row is None else json.loads(row[0])
-
-
-def has_table(store: Store, name: str) -> bool:
-    """Whether the store's file has table `name`."""
-    return store.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
-                            (name,)).fetchone() is not None
+    return score_record(store, run, cell.instance_id, cell.summarizer, cell.seed_index)
 
 
 def _divergence(pre: Side, post: Side) -> Divergence | None:
