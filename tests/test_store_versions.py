@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from replay.records.plan import Plan
 from replay.store import Store
 from replay.store.migrations import MIGRATIONS
 from replay.store.schema import SCHEMA_VERSION, TABLES
-from replay.sweep.plan import Plan, save_run
+from replay.sweep.plan import save_run
 
 from conftest import one_line_exit_2, run_replay
 from sweep_scripts import TALLY
