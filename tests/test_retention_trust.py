@@ -17,7 +17,7 @@ from replay.measures.chains import score_sessions
 from replay.measures.details import find_details, serialize
 from replay.measures.disorder import disorder, governed_units
 from replay.measures.matching import Occurrences, PathForms
-from replay.measures.noise import RULES
+from replay.measures.noise import RULES, project_names
 from replay.measures.retention import Limits, recurring_reference, score
 from replay.measures.runs import reference_of
 from replay.measures.session_files import load_sessions
@@ -75,6 +75,21 @@ def test_noise_rules_keep_what_they_should(session_text: str) -> None:
     assert "RunE" not in find_details(line).noise  # `rune` is a keyword, `RunE` a field
     found = find_details("cd ../../packages/sdk && go run ./cmd/entire")
     assert "../../packages/sdk" in found.values["path"]
+
+
+def test_the_working_directory_names_no_detail_of_any_kind() -> None:
+    session = load_sessions([CODEX])[0]
+    assert session.cwd.endswith("/EntityProcess/agentv")
+    project = project_names([session.cwd])
+    text = serialize(session.messages)
+    line = line_with(text, "the AgentV -> Opik")  # an issue body the work read
+    assert "AgentV" in find_details(line).values["identifier"]
+    assert find_details(line, project).noise["AgentV"] == "project_name"
+    # `traceFromTraceArtifact`, a name of the work on the same boundary, stays
+    assert "traceFromTraceArtifact" in find_details(text, project).values["identifier"]
+    for compaction in score_sessions([session], Limits()).sessions[0].compactions:
+        names = {value.lower() for values in compaction.reference.values() for value in values}
+        assert compaction.reference["identifier"] and not names & project
 
 
 def test_whole_token_matching_for_every_type_on_a_real_summary() -> None:

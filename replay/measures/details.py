@@ -36,7 +36,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from replay.compaction.anchors import (
@@ -138,12 +138,13 @@ class Details:
         default_factory=lambda: {kind: {} for kind in KINDS})
     secrets: set[str] = field(default_factory=set)
     noise: dict[str, str] = field(default_factory=dict)  # value: the noise rule it broke
+    project: frozenset[str] = frozenset()  # the working directory's `project_names`
 
     def add(self, kind: str, value: str) -> None:
         """Keep `value` under `kind` unless it is empty, already there, or noise (`noise`)."""
         if not value or value in self.values[kind] or value in self.noise:
             return
-        rule = noise_rule(kind, value)
+        rule = noise_rule(kind, value, self.project)
         if rule:
             self.noise[value] = rule
         else:
@@ -161,10 +162,11 @@ class Details:
         return sum(len(values) for values in self.values.values())
 
 
-def find_details(text: str) -> Details:
-    """The details of `text` (see the module docstring)."""
+def find_details(text: str, project: frozenset[str] = frozenset()) -> Details:
+    """The details of `text` (see the module docstring); `project`, the `project_names` of the
+    working directory the text was written in, are noise (`replay.measures.noise`)."""
     text = _without_tool_lines(text)
-    found = Details()
+    found = Details(project=project)
     _find_secrets(found, text)
     _find_errors(found, text)
     for command in _commands(text):
@@ -379,10 +381,3 @@ def serialize(messages: Iterable[Message]) -> str:
     """The payloads of `messages`, one after another, separated by blank lines."""
     return "\n\n".join(message_payload(message) for message in messages)
 
-
-def details_of(messages: Sequence[Message], max_chars: int, tail: bool = False) -> Details:
-    """The details of the first (or with `tail`, the last) `max_chars` serialized characters."""
-    text = serialize(messages)
-    if len(text) > max_chars:
-        text = text[-max_chars:] if tail else text[:max_chars]
-    return find_details(text)
