@@ -15,12 +15,20 @@ import pytest
 from replay.histories.records import load_history_file
 from replay.measures.chains import score_sessions
 from replay.measures.details import find_details, serialize
-from replay.measures.disorder import disorder, governed_units
+from replay.measures.disorder import (
+    VALIDATED_FLAGS,
+    VALIDATED_TRUE,
+    disorder,
+    governed_units,
+    governs_an_edit,
+    pending_files,
+)
 from replay.measures.matching import Occurrences, PathForms
 from replay.measures.noise import RULES, project_names
 from replay.measures.retention import Limits, recurring_reference, score
 from replay.measures.runs import reference_of
 from replay.measures.session_files import load_sessions
+from replay.measures.validation import validate
 from replay.sweep.plan import open_store
 
 from conftest import run_replay
@@ -204,6 +212,30 @@ def test_disorder_needs_evidence_and_a_governing_phrase() -> None:
     assert governed_units("> Next: parser.py\nDone parser.py.") == []
 
 
+def test_the_pending_phrase_must_govern_an_edit_on_real_summaries() -> None:
+    summaries = {path.name[23:36]: [c.summary for c in load_sessions([path])[0].compactions]
+                 for path in (VALIDATION / "claude-code-entire-cli-9b-04c3d92e38-3.jsonl.gz",
+                              VALIDATION / "claude-code-entire-cli-43-2b48f6b6e6-0.jsonl.gz")}
+    # the one flag of the rule before this one: what is left is to verify; "changes" is a noun
+    verify = summaries["9b-04c3d92e38"][0]
+    line = line_with(verify, "Need to verify no other integration tests broke")
+    assert "testenv.go" in line and not governs_an_edit(line)
+    assert pending_files(["/repo/testenv.go"], verify) == []
+    second = summaries["43-2b48f6b6e6"][1]
+    for needle, edit in [("Still need to add the same to:", True),  # the verb after the phrase
+                         ("Complete the logging reinit fix", True),  # an imperative opens it
+                         ("Need to run fmt/lint/test after completing", False),
+                         ("Need to commit and push", False)]:
+        assert governs_an_edit(line_with(second, needle)) is edit, needle
+    assert pending_files(["/repo/hooks_claudecode_handlers.go"], second) == [
+        "hooks_claudecode_handlers.go"]
+    for unit, edit in [("parser.py still needs to be updated", True),  # a participle governed
+                       ("Just updated one test in lexer.py", False),  # no imperative
+                       ("Continue staging type-related changes for lexer.py", False),
+                       ("None explicitly pending - the logic fix was just applied", False)]:
+        assert governs_an_edit(unit) is edit, unit
+
+
 def test_the_validation_command_prints_the_readme_table() -> None:
     done = run_replay_script("scripts/validate_retention.py")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -215,6 +247,8 @@ def test_the_validation_command_prints_the_readme_table() -> None:
     assert sessions >= 8
     report = score_sessions(load_sessions([VALIDATION]), Limits())
     assert {s.format for s in report.sessions} == {"claude-code", "codex"}
+    found = validate(VALIDATION)  # the figures the CLI quotes are today's
+    assert (len(found.flagged), found.true_flags) == (VALIDATED_FLAGS, VALIDATED_TRUE)
 
 
 def run_replay_script(script: str) -> subprocess.CompletedProcess[str]:
