@@ -14,7 +14,7 @@ import pytest
 
 from replay.histories.records import load_history_file
 from replay.measures.chains import score_sessions
-from replay.measures.details import find_details, serialize
+from replay.measures.details import Reading, find_details, serialize
 from replay.measures.disorder import (
     VALIDATED_FLAGS,
     VALIDATED_TRUE,
@@ -92,9 +92,10 @@ def test_the_working_directory_names_no_detail_of_any_kind() -> None:
     text = serialize(session.messages)
     line = line_with(text, "the AgentV -> Opik")  # an issue body the work read
     assert "AgentV" in find_details(line).values["identifier"]
-    assert find_details(line, project).noise["AgentV"] == "project_name"
+    assert find_details(line, Reading(project)).noise["AgentV"] == "project_name"
     # `traceFromTraceArtifact`, a name of the work on the same boundary, stays
-    assert "traceFromTraceArtifact" in find_details(text, project).values["identifier"]
+    assert "traceFromTraceArtifact" in find_details(text, Reading(project)).values[
+        "identifier"]
     for compaction in score_sessions([session], Limits()).sessions[0].compactions:
         names = {value.lower() for values in compaction.reference.values() for value in values}
         assert compaction.reference["identifier"] and not names & project
