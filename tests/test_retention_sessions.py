@@ -269,12 +269,14 @@ def test_the_command_prints_positions_and_the_disorder_rate(tmp_path: Path) -> N
     done = run_replay("retention", "--sessions", str(folder))
     assert done.returncode == 0, done.stderr
     assert "retention by boundary position" in done.stdout
-    assert "disorder: 1/3 (33.3%, 6.1-79.2%)" in done.stdout
+    assert ("disorder (experimental: precision unmeasured on the validation set, 0 flag(s)): "
+            "1/3 (33.3%, 6.1-79.2%)") in done.stdout
     as_json = run_replay("retention", "--sessions", str(folder), "--json")
     data = json.loads(as_json.stdout)
     assert [(p["position"], p["n"], p["empty"]) for p in data["production"]] == [
         (1, 2, 0), (2, 2, 0), (3, 0, 1)]
-    assert data["disorder"] == {"flagged": 1, "checked": 3}
+    assert data["disorder"] == {"flagged": 1, "checked": 3, "experimental": True,
+                                "validation_precision": None, "validation_flags": 0}
 
 
 def test_bad_retention_arguments_are_one_line_and_exit_2(tmp_path: Path) -> None:

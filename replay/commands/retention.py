@@ -19,6 +19,7 @@ from replay.core.errors import InputError
 from replay.core.paths import default_store
 from replay.measures.baseline import per_thousand
 from replay.measures.chains import ChainReport, score_sessions
+from replay.measures.disorder import validation_status, validation_status_text
 from replay.measures.retention import MAX_CHARS, PER_KIND, Limits, Score
 from replay.measures.runs import keep_scores, score_run, summarizer_means
 from replay.measures.session_files import FORMATS, load_sessions
@@ -93,8 +94,8 @@ def sessions_command(paths: Sequence[Path], fmt: str, limits: Limits, as_json: b
         units="the kept sessions' compactions at that position") + "; disorder: 95% Wilson"),
         soft_wrap=True)
     rate = rate_text(report.disorder_flagged, report.disorder_checked)
-    out.print(f"disorder: {rate} of summaries with files written before their boundary "
-              "describe one of them as pending work", highlight=False)
+    out.print(f"disorder ({validation_status_text()}): {rate} of summaries with files written "
+              "before their boundary describe one of them as pending work", highlight=False)
     if report.unreadable:
         out.print(f"{report.unreadable} compaction(s) kept no readable summary (a Codex remote "
                   "compaction) and are left out", highlight=False)
@@ -162,7 +163,8 @@ def _report_json(report: ChainReport) -> dict[str, Any]:
                      for s in report.sessions],
         "production": [asdict(mean) for mean in report.future],
         "recurring": [asdict(mean) for mean in report.recurring],
-        "disorder": {"flagged": report.disorder_flagged, "checked": report.disorder_checked},
+        "disorder": {"flagged": report.disorder_flagged, "checked": report.disorder_checked,
+                     **validation_status()},
         "unreadable": report.unreadable,
         "baseline": {name: {"production": [asdict(m) for m in report.baseline_future[name]],
                             "recurring": [asdict(m) for m in report.baseline_recurring[name]]}

@@ -15,8 +15,9 @@ For compaction k of a session (its position in the chain is k, from 1):
   summary, on the same boundary, each with its size.
 
 Paths are matched in their forms (`PathForms`): relative to the session's working directory
-when the file records one; with `literal`, only as written (the study's strict rule). Every
-score records its reference's source (`session`: the session's own later messages) and size.
+when the file records one (whose components are no details: `project_name`); with `literal`,
+only as written (the study's strict rule). Every score records its reference's source
+(`session`: the session's own later messages) and size.
 
 A compaction without readable summary text (Codex's remote compaction) is left out of the
 means, as is one whose reference is empty; both are counted.
@@ -28,9 +29,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from replay.measures.baseline import BUDGETED, FULL, MethodScore, baseline_texts
-from replay.measures.details import find_details, message_payload
+from replay.measures.details import Reading, find_details, message_payload
 from replay.measures.disorder import disorder
 from replay.measures.matching import PathForms
+from replay.measures.noise import project_names
 from replay.measures.retention import (
     FUTURE_PAYLOADS,
     Limits,
@@ -102,6 +104,7 @@ def score_session(session: Session, limits: Limits, baseline: bool = False,
     payloads = [message_payload(message) for message in session.messages]
     boundaries = session.compactions
     written: list[str] = []
+    reading = Reading(project_names([session.cwd]))  # shared by the session's texts
     for position, compaction in enumerate(boundaries, start=1):
         start = boundaries[position - 2].index if position > 1 else 0
         stop = boundaries[position].index if position < len(boundaries) else len(payloads)
@@ -113,15 +116,15 @@ def score_session(session: Session, limits: Limits, baseline: bool = False,
         seen = payloads[start:compaction.index]
         if position > 1:
             seen = [boundaries[position - 2].summary, *seen]
-        history = find_details(_joined(seen, limits.max_chars, tail=True))
+        history = find_details(_joined(seen, limits.max_chars, tail=True), reading)
         forms = PathForms.of([session.cwd], history.values["path"], literal)
         later = Occurrences(_joined(payloads[compaction.index:stop], limits.max_chars))
         recurring = scored.reference = recurring_reference(history, later, limits, forms=forms)
         if not compaction.summary:
             continue
         future = [text for text in payloads[compaction.index:stop] if text][:FUTURE_PAYLOADS]
-        upcoming = future_reference(find_details(_joined(future, limits.max_chars)), limits,
-                                    forms)
+        upcoming = future_reference(find_details(_joined(future, limits.max_chars), reading),
+                                    limits, forms)
         scored.recurring = score(recurring, compaction.summary, forms)
         scored.future = score(upcoming, compaction.summary, forms)
         scored.disorder = disorder(session.messages[:compaction.index],

@@ -36,7 +36,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from replay.compaction.anchors import (
@@ -73,7 +73,7 @@ _KEYED = re.compile(
 )
 _SECRET_PREFIXES = ("sk-", "gh", "github_pat_", "AKIA", "xox", "AIza", "Bearer ", "eyJ",
                     "-----BEGIN ")
-_SECRET_KEYS = ("password", "passwd", "secret", "token", "api", "access")
+_SECRET_KEYS = (b"password", b"passwd", b"secret", b"token", b"api", b"access")
 _HOST = (
     r"\[[0-9a-fA-F:]+\]:\d{1,5}"
     r"|(?<![\w.@-])(?:localhost|(?:\d{1,3}\.){3}\d{1,3}"
@@ -107,7 +107,9 @@ _ERROR_END = re.compile(r"(Error|Exception|Warning|Failure|Fault|Exit|Interrupt)
                         r"(?::[ \t]*([^\n]*))?")
 _ERROR_TYPE = re.compile(ERROR_TYPE)
 _PYTEST_E = re.compile(r"^E {2,}(\S[^\n]*)", re.MULTILINE)
-_COUNTED = re.compile(" " + _UNITS)  # the unit word of `16 passed`, `512 MB`
+# The unit word of `16 passed`, `512 MB`: the space opens the pattern, so the regex engine scans
+# for it quickly, and the look-behind drops a space after anything but a number at once.
+_COUNTED = re.compile(r" (?<=[\d.] )" + _UNITS)
 _KEYWORDS = frozenset({"if", "for", "while", "return", "and", "or", "not", "in", "is", "print",
                        "with", "elif", "else", "lambda", "yield", "assert", "raise", "import",
                        "from", "as", "function", "new", "typeof", "switch", "catch", "def"})
@@ -131,6 +133,24 @@ _GLOB = re.compile(r"\*[/._-]|/\*")  # a glob's star, not markdown's `**bold**`
 
 
 @dataclass
+class Reading:
+    """What the texts of one session have shown so far, so that a token or a value met in
+    several of them is judged once: each token's (kind, value) pairs, and each value's noise
+    rule (`noise_rule`, with `project`, the working directory's `project_names`)."""
+
+    project: frozenset[str] = frozenset()
+    tokens: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    rules: dict[tuple[str, str], str | None] = field(default_factory=dict)
+
+    def rule(self, kind: str, value: str) -> str | None:
+        """The noise rule `value`, found as `kind`, breaks (None: a detail)."""
+        key = (kind, value)
+        if key not in self.rules:
+            self.rules[key] = noise_rule(kind, value, self.project)
+        return self.rules[key]
+
+
+@dataclass
 class Details:
     """Values by kind, each kind in order of first sight without repeats, and the secrets."""
 
@@ -138,40 +158,32 @@ class Details:
         default_factory=lambda: {kind: {} for kind in KINDS})
     secrets: set[str] = field(default_factory=set)
     noise: dict[str, str] = field(default_factory=dict)  # value: the noise rule it broke
+    reading: Reading = field(default_factory=Reading)
 
     def add(self, kind: str, value: str) -> None:
         """Keep `value` under `kind` unless it is empty, already there, or noise (`noise`)."""
         if not value or value in self.values[kind] or value in self.noise:
             return
-        rule = noise_rule(kind, value)
+        rule = self.reading.rule(kind, value)
         if rule:
             self.noise[value] = rule
         else:
             self.values[kind][value] = None
 
-    def update(self, other: Details) -> None:
-        """Add every value and secret of `other`, after this one's."""
-        for kind in KINDS:
-            self.values[kind].update(other.values[kind])
-        self.secrets |= other.secrets
-        self.noise.update(other.noise)
 
-    def count(self) -> int:
-        """How many values there are, secrets not counted."""
-        return sum(len(values) for values in self.values.values())
-
-
-def find_details(text: str) -> Details:
-    """The details of `text` (see the module docstring)."""
+def find_details(text: str, reading: Reading | None = None) -> Details:
+    """The details of `text` (see the module docstring). `reading`, shared by the texts of one
+    session, holds its working directory's `project_names` (noise, `replay.measures.noise`) and
+    what its other texts showed: they share most tokens, and each is then read once."""
     text = _without_tool_lines(text)
-    found = Details()
+    found = Details(reading=reading or Reading())
     _find_secrets(found, text)
     _find_errors(found, text)
     for command in _commands(text):
         found.add("command", command)
     for number in counted_numbers(text):
         found.add("number", number)
-    for kind, value in _token_details(dict.fromkeys(text.split())):
+    for kind, value in _token_details(dict.fromkeys(text.split()), found.reading.tokens):
         _dispatch(found, kind, value)
     return found
 
@@ -190,13 +202,20 @@ def _without_tool_lines(text: str) -> str:
     return " ".join([*pieces, text[last:]])
 
 
-def _token_details(tokens: Iterable[str]) -> list[tuple[str, str]]:
-    """(kind, value) of every detail inside the distinct tokens, in the tokens' order. Single
-    names are judged directly; the other tokens are joined, one string per set of kinds they
-    can hold, and each string is read in one pass of that set's pattern."""
+def _token_details(tokens: Iterable[str],
+                   read: dict[str, list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    """(kind, value) of every detail inside the distinct tokens, in the tokens' order. A token
+    in `read` is not read again; single names are judged directly; the other tokens are joined,
+    one string per set of kinds they can hold, and each string is read in one pass of that
+    set's pattern. Every token read is added to `read`."""
     hits: list[tuple[int, str, str]] = []
     routes: dict[int, tuple[list[str], list[int], list[int]]] = {}
     for index, token in enumerate(tokens):
+        known = read.get(token)
+        if known is not None:
+            hits.extend((index, kind, value) for kind, value in known)
+            continue
+        read[token] = known = []
         core = token.strip(_EDGES)
         if not core or core.isdigit() or (core.isalpha() and (
                 core.islower() or core.istitle() or core.isupper())):
@@ -204,6 +223,7 @@ def _token_details(tokens: Iterable[str]) -> list[tuple[str, str]]:
         quick = _single_name(token, core)
         if quick:
             hits.append((index, "identifier", quick))
+            known.append(("identifier", quick))
         elif quick is None:
             kinds = _kinds_for(token)
             if kinds not in routes:
@@ -214,8 +234,9 @@ def _token_details(tokens: Iterable[str]) -> list[tuple[str, str]]:
             owners.append(index)
     for route, (pieces, starts, owners) in routes.items():
         for match in _route_pattern(route).finditer("\n".join(pieces)):
-            owner = owners[bisect.bisect_right(starts, match.start()) - 1]
-            hits.append((owner, match.lastgroup or "", match.group()))
+            at = bisect.bisect_right(starts, match.start()) - 1
+            hits.append((owners[at], match.lastgroup or "", match.group()))
+            read[pieces[at]].append((match.lastgroup or "", match.group()))
     hits.sort(key=lambda hit: hit[0])
     return list(dict.fromkeys([(kind, value) for _, kind, value in hits]))
 
@@ -256,7 +277,7 @@ def _single_name(token: str, core: str) -> str | None:
 
 def _find_secrets(found: Details, text: str) -> None:
     """Tokens of known formats, and the value after a key that names a secret: each prefix and
-    key word (in its three usual cases) is found with `str.find`, then its pattern is tried."""
+    key word (in any case) is found with `str.find`, then its pattern is tried."""
     for prefix in _SECRET_PREFIXES:
         start = text.find(prefix)
         while start >= 0:
@@ -264,15 +285,16 @@ def _find_secrets(found: Details, text: str) -> None:
             if match:
                 found.secrets.add(match.group(1) or match.group())
             start = text.find(prefix, start + 1)
+    # One character a byte (`?` for any other than ASCII): positions stay; key words in any case
+    lowered = text.encode("ascii", "replace").lower()
     for word in _SECRET_KEYS:
-        for spelling in (word, word.title(), word.upper()):
-            start = text.find(spelling)
-            while start >= 0:
-                window = text[start:start + 28]
-                match = _KEYED.match(text, start) if "=" in window or ":" in window else None
-                if match:
-                    found.secrets.add(match.group(1).rstrip(_TRAILING))
-                start = text.find(spelling, start + 1)
+        start = lowered.find(word)
+        while start >= 0:
+            window = text[start:start + 28]
+            match = _KEYED.match(text, start) if "=" in window or ":" in window else None
+            if match:
+                found.secrets.add(match.group(1).rstrip(_TRAILING))
+            start = lowered.find(word, start + 1)
 
 
 def _commands(text: str) -> list[str]:
@@ -307,7 +329,7 @@ def counted_numbers(text: str) -> list[str]:
 def _find_errors(found: Details, text: str) -> None:
     """Error types with the rest of their line, and pytest's `E   ` lines."""
     seen: set[str] = set()
-    for match in _ERROR_END.finditer(text):
+    for match in _error_ends(text):
         before = text[max(match.start() - 120, 0):match.start()]
         line = before[before.rfind("\n") + 1:] + match.group()
         if line in seen:
@@ -322,6 +344,24 @@ def _find_errors(found: Details, text: str) -> None:
             found.add("error_message", _cap(f"{error.group()}: {match.group(2).rstrip()}"))
     for match in _PYTEST_E.finditer(text):
         found.add("error_message", _cap(match.group(1).rstrip()))
+
+
+def _error_ends(text: str) -> list[re.Match[str]]:
+    """The matches of `_ERROR_END` that `finditer` gives, found faster: each ending word is
+    found with `str.find`, and the pattern tried there, left to right, none inside another."""
+    starts: list[int] = []
+    for word in _ERROR_ENDS:
+        start = text.find(word)
+        while start >= 0:
+            starts.append(start)
+            start = text.find(word, start + 1)
+    matches, end = [], 0
+    for start in sorted(starts):
+        match = _ERROR_END.match(text, start) if start >= end else None
+        if match:
+            matches.append(match)
+            end = match.end()
+    return matches
 
 
 def _dispatch(found: Details, kind: str, value: str) -> None:
@@ -379,10 +419,3 @@ def serialize(messages: Iterable[Message]) -> str:
     """The payloads of `messages`, one after another, separated by blank lines."""
     return "\n\n".join(message_payload(message) for message in messages)
 
-
-def details_of(messages: Sequence[Message], max_chars: int, tail: bool = False) -> Details:
-    """The details of the first (or with `tail`, the last) `max_chars` serialized characters."""
-    text = serialize(messages)
-    if len(text) > max_chars:
-        text = text[-max_chars:] if tail else text[:max_chars]
-    return find_details(text)

@@ -1,7 +1,8 @@
 """Values the detail patterns find that are not details of the work: the noise rules.
 
-Each rule has a name and a reason (`RULES`), and is decided by the value's form and kind alone,
-the same for every session: no rule is a list of values seen in one file. `noise_rule` says
+Each rule has a name and a reason (`RULES`), and is decided by the value's form and kind, the
+same for every session: no rule is a list of values seen in one file. One rule also reads where
+the session ran: the components of its working directory (`project_names`). `noise_rule` says
 which rule a value breaks (None: it is a detail); a reference never holds a value that breaks
 one, and the validation set (`replay.measures.validation`) measures what is left.
 
@@ -13,6 +14,7 @@ tags, and the header Codex writes above every command's output (`Chunk ID`, `Wal
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 
 def _words(text: str) -> frozenset[str]:
@@ -36,6 +38,9 @@ RULES = {
                    "commit message, not its content",
     "tool_name": "the name of an agent tool or of its arguments (`TodoWrite`, `exec_command`, "
                  "`old_string`) is the agent's vocabulary, not the task's",
+    "project_name": "a component of the working directory, in any case (`agentv` or `AgentV` "
+                    "under `/home/me/EntityProcess/agentv`), names the project or where it lives: "
+                    "every tool call carries it, so it recurs whatever the work did",
     "boilerplate": "the agent harness's own text: its transcript paths, its attribution links "
                    "and commit trailers, a publisher's `REDACTED` mark",
 }
@@ -89,11 +94,19 @@ _SLASHED = re.compile(r"/[\w.-]+/?")
 _COMMIT = re.compile(r"(\w+)(?:\([\w./-]*\))?!?:?")
 
 
-def noise_rule(kind: str, value: str) -> str | None:
+def project_names(roots: Iterable[str]) -> frozenset[str]:
+    """The components of the working directories `roots`, lowercased (`project_name`)."""
+    return frozenset(part.lower() for root in roots for part in root.split("/") if part)
+
+
+def noise_rule(kind: str, value: str, project: frozenset[str] = frozenset()) -> str | None:
     """The rule of `RULES` that `value`, found as `kind`, breaks; None for a detail. Every kind
-    is tried with every rule; a rule fires on the forms it names (a name, a one-part path).
-    Cheap tests come first: most values break no rule."""
+    is tried with every rule; a rule fires on the forms it names (a name, a one-part path);
+    `project` holds the `project_names` of the session's working directory. Cheap tests come
+    first: most values break no rule."""
     lowered = value.lower()
+    if lowered in project:
+        return "project_name"
     if any(hint in lowered for hint in _BOILERPLATE_HINTS) and _BOILERPLATE.search(value):
         return "boilerplate"
     if kind == "number":

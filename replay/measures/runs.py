@@ -27,8 +27,9 @@ from typing import Any
 from replay.core.errors import InputError
 from replay.histories.trajectories import load_trajectory
 from replay.instances.selection import choose_instances
-from replay.measures.details import Details, find_details, serialize
+from replay.measures.details import Details, Reading, find_details, serialize
 from replay.measures.matching import PathForms
+from replay.measures.noise import project_names
 from replay.measures.retention import (
     Limits,
     Occurrences,
@@ -85,7 +86,8 @@ def reference_of(store: Store, history: History, cells: dict[CellId, CellResult]
     """The details of `history` and the payloads after its boundary (see the module docstring);
     `bundle` is the instance's folder in its suite, where shipped later steps are."""
     text = serialize(history.messages)
-    details = find_details(text[-limits.max_chars:])
+    details = find_details(text[-limits.max_chars:],
+                           Reading(project_names([REPOSITORY_ROOT])))
     trajectory = load_trajectory(store, history.trajectory) if history.trajectory else None
     if trajectory is not None:
         after = serialize(trajectory.messages[len(history.messages):])
