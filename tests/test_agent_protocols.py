@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from replay.agent.dialects import dialect
+from replay.agent.dialects.mini_text import FORMAT_ERROR
 from replay.agent.loop import AgentConfig, run_agent
-from replay.agent.protocols import FORMAT_ERROR, spoken
 from replay.core.errors import InputError
 from replay.environments import snapshots
 from replay.environments.local import LocalBackend
@@ -97,8 +98,9 @@ def test_bash_tool_calls_end_at_the_sentinel_too(tmp_path: Path) -> None:
 
 def test_tool_calls_keep_the_messages_and_an_unknown_protocol_is_bad_input() -> None:
     history = _history()
-    assert spoken(history, "tool-calls") == history
+    assert dialect("tool-calls").spoken(history) == history
     command = json.loads(history[2]["tool_calls"][0]["function"]["arguments"])["command"]
-    assert f"```bash\n{command}\n```" in spoken(history, "mini-swe-agent-text")[2]["content"]
-    with pytest.raises(InputError, match="unknown agent protocol 'claude'"):
+    assert f"```bash\n{command}\n```" in dialect("mini-swe-agent-text").spoken(history)[2][
+        "content"]
+    with pytest.raises(InputError, match="unknown agent dialect 'claude'"):
         run_agent(None, None, history, AgentConfig(), protocol="claude")  # type: ignore[arg-type]
