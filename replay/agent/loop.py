@@ -18,6 +18,7 @@ from replay.agent import dialects
 from replay.agent.dialects.base import Dialect
 from replay.core.errors import HarnessError
 from replay.core.paths import prompts_dir
+from replay.core.vocab import ActionFormat, ExitReason
 from replay.environments.base import Environment
 from replay.models.retry import ModelDeadlineExceeded
 from replay.models.transport import ModelRefused, ModelTransientError
@@ -52,7 +53,7 @@ def task_messages(problem_statement: str, workdir: str) -> list[Message]:
 def run_agent(model: Model, env: Environment, messages: list[Message], config: AgentConfig,
               trace_path: Path | None = None, seed_index: int = 0,
               on_step: Callable[[Trace], None] | None = None,
-              protocol: str = "tool-calls") -> Trace:
+              protocol: str = ActionFormat.TOOL_CALLS) -> Trace:
     """Continue from `messages` for at most `config.max_steps` steps, speaking `protocol`.
 
     Returns the trace with exit reason `finished`, `step_limit`, `refused` or `error`. A request
@@ -65,23 +66,23 @@ def run_agent(model: Model, env: Environment, messages: list[Message], config: A
     """
     speaking = dialects.dialect(protocol)
     trace = Trace(messages=speaking.spoken(copy.deepcopy(messages)),
-                  start_index=len(messages), protocol=protocol)
+                  start_index=len(messages), protocol=speaking.name)
     started = time.monotonic()
     try:
-        while trace.steps < config.max_steps and trace.exit_reason == "running":
+        while trace.steps < config.max_steps and trace.exit_reason == ExitReason.RUNNING:
             _step(model, env, trace, config, seed_index, speaking)
             if on_step is not None:
                 on_step(trace)
             trace.seconds = time.monotonic() - started
             if trace_path is not None:
                 trace.save(trace_path)
-        if trace.exit_reason == "running":
-            trace.exit_reason = "step_limit"
+        if trace.exit_reason == ExitReason.RUNNING:
+            trace.exit_reason = ExitReason.STEP_LIMIT
     except ModelRefused as exc:
-        trace.exit_reason = "refused"
+        trace.exit_reason = ExitReason.REFUSED
         trace.error = f"agent request refused: {exc}"
     except HarnessError as exc:
-        trace.exit_reason = "error"
+        trace.exit_reason = ExitReason.ERROR
         call = isinstance(exc, (ModelTransientError, ModelDeadlineExceeded))
         trace.error = f"{type(exc).__name__}: {'agent request: ' if call else ''}{exc}"
     trace.seconds = time.monotonic() - started

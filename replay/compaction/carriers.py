@@ -24,10 +24,11 @@ from replay.agent.loop import load_prompt
 from replay.compaction import agents
 from replay.compaction.sources import PromptText
 from replay.core.errors import InputError
+from replay.core.vocab import ActionFormat, Carrier
 from replay.models.types import Message
 from replay.records.summary import Summary
 
-CARRIERS = ("summary-only", "native")
+CARRIERS = tuple(Carrier)
 
 
 def compacted(summary: str) -> str:
@@ -50,8 +51,9 @@ def native(opening: Opening, summary: str, history: list[Message],
 
 
 def post_messages(summary: Summary, history: list[Message], problem_statement: str,
-                  workdir: str, carrier: str = "summary-only",
-                  prompt: PromptText | None = None, protocol: str = "tool-calls") -> list[Message]:
+                  workdir: str, carrier: str = Carrier.SUMMARY_ONLY,
+                  prompt: PromptText | None = None,
+                  protocol: str = ActionFormat.TOOL_CALLS) -> list[Message]:
     """The messages a POST continuation starts from (`prompt`: the one that wrote the summary;
     `protocol`: the history's dialect, whose instructions are kept, see the module docstring)."""
     if carrier not in CARRIERS:
@@ -59,6 +61,6 @@ def post_messages(summary: Summary, history: list[Message], problem_statement: s
     if summary.messages is not None:
         return summary.messages
     opening = dialects.dialect(protocol).opening(history, problem_statement, workdir)
-    if carrier == "summary-only" or prompt is None:
+    if carrier == Carrier.SUMMARY_ONLY or prompt is None:
         return summary_only(opening, summary.text)
     return native(opening, summary.text, history, prompt)

@@ -19,9 +19,10 @@ from importlib import import_module
 
 from replay.agent.dialects.base import Dialect
 from replay.core.errors import InputError
+from replay.core.vocab import ActionFormat
 
-BUILTIN = {"tool-calls": "tool_calls", "mini-swe-agent-text": "mini_text",
-           "mini-swe-agent-tools": "mini_tools"}
+BUILTIN = {ActionFormat.TOOL_CALLS: "tool_calls", ActionFormat.MINI_SWE_AGENT_TEXT: "mini_text",
+           ActionFormat.MINI_SWE_AGENT_TOOLS: "mini_tools"}
 _ADDED: dict[str, Dialect] = {}
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from replay.agent.dialects.base import Opening
 from replay.agent.tools import BASH_OUTPUT_LIMIT
 from replay.core.errors import InputError
+from replay.core.vocab import ExitReason
 from replay.environments.base import Environment
 from replay.models.types import Message
 from replay.records.trace import Action, Trace
@@ -66,7 +67,7 @@ class MiniSweAgent:
         except Interrupt as signal:
             trace.messages.extend(signal.messages)
             if not isinstance(signal, FormatError):
-                trace.exit_reason = "finished"
+                trace.exit_reason = ExitReason.FINISHED
 
     def opening(self, history: list[Message], problem_statement: str,
                 workdir: str) -> Opening:

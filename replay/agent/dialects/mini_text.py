@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from replay.agent.dialects.mini_swe_agent import FormatError, MiniSweAgent, command_of
+from replay.core.vocab import ActionFormat
 from replay.models.types import Message
 
 BLOCK = re.compile(r"```(?:mswea_bash_command|bash)[ \t]*\n(.*?)\n?```", re.S)
@@ -23,7 +24,7 @@ FORMAT_ERROR = ("Please always provide EXACTLY ONE action in triple backticks, f
 class MiniText(MiniSweAgent):
     """One bash block per response, observations as user messages."""
 
-    name = "mini-swe-agent-text"
+    name: str = ActionFormat.MINI_SWE_AGENT_TEXT
 
     def tools(self) -> list[dict[str, Any]]:
         """No tools: the actions are text."""

@@ -9,6 +9,7 @@ from typing import Any
 
 from replay.agent.dialects.mini_swe_agent import FormatError, MiniSweAgent, command_of
 from replay.agent.tools import TOOLS
+from replay.core.vocab import ActionFormat
 from replay.models.types import Message
 
 NO_BASH_CALL = ("Tool call error: every response needs to call the `bash` tool at least once. "
@@ -19,7 +20,7 @@ NO_BASH_CALL = ("Tool call error: every response needs to call the `bash` tool a
 class MiniTools(MiniSweAgent):
     """`bash` tool calls only."""
 
-    name = "mini-swe-agent-tools"
+    name: str = ActionFormat.MINI_SWE_AGENT_TOOLS
 
     def tools(self) -> list[dict[str, Any]]:
         """Replay's `bash` tool alone."""

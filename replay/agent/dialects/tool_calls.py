@@ -12,6 +12,7 @@ from typing import Any
 from replay.agent.dialects.base import Opening
 from replay.agent.loop import task_messages
 from replay.agent.tools import TOOLS, ToolError, parse_arguments, run_tool
+from replay.core.vocab import ActionFormat, ExitReason
 from replay.environments.base import Environment
 from replay.models.types import Message
 from replay.records.trace import Action, Trace
@@ -23,7 +24,7 @@ NO_TOOL_CALL = ("Your response called no tool. Call a tool to continue, or `fini
 class ToolCalls:
     """Replay's tool calls, as the history stores them."""
 
-    name = "tool-calls"
+    name: str = ActionFormat.TOOL_CALLS
 
     def tools(self) -> list[dict[str, Any]]:
         """All of replay's tools."""
@@ -45,7 +46,7 @@ class ToolCalls:
             trace.messages.append({"role": "tool", "tool_call_id": call.get("id", ""),
                                    "content": output})
             if name == "finish" and not trace.actions[-1].error:
-                trace.exit_reason = "finished"
+                trace.exit_reason = ExitReason.FINISHED
 
     def opening(self, history: list[Message], problem_statement: str,
                 workdir: str) -> Opening:
