@@ -26,6 +26,9 @@ from replay.instances.records import load_suite
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
+from replay.records.history import History
+from replay.records.plan import PlannedHistory
+from replay.records.trace import Action, Trace
 
 from conftest import make_client
 
@@ -80,9 +83,9 @@ def test_a_fourth_dialect_from_one_file_runs_the_agent_loop(tmp_path: Path) -> N
     with ScriptedServer(Script(turns, model="agent")) as server, \
             CallCache(tmp_path / "calls.db") as cache, \
             make_client(server.spec("agent"), cache) as client:
-        trace = run_agent(client, env, opening, AgentConfig(), protocol=JSON_ACTIONS.name)
+        trace = run_agent(client, env, opening, AgentConfig(), dialect=JSON_ACTIONS.name)
         bodies = [request.body for request in server.requests]
-    assert (trace.exit_reason, trace.steps, trace.protocol) == ("finished", 3, "json-actions")
+    assert (trace.exit_reason, trace.steps, trace.dialect) == ("finished", 3, "json-actions")
     assert "tools" not in bodies[0]
     assert trace.messages[3] == {"role": "user", "content": NOT_JSON}
     assert trace.messages[5]["content"].startswith("exit 0\n") and "money.py" in \
@@ -90,5 +93,23 @@ def test_a_fourth_dialect_from_one_file_runs_the_agent_loop(tmp_path: Path) -> N
     assert [action.arguments for action in trace.actions] == [{"command": "ls tally"}]
     summary = summarize(trace.messages, parse_summarizer("tail:50"))
     post = post_messages(summary, trace.messages, "issue", "/testbed",
-                         protocol=JSON_ACTIONS.name)
+                         dialect=JSON_ACTIONS.name)
     assert post[:2] == opening and post[2]["role"] == "user"
+
+
+def test_the_dialect_is_kept_under_its_old_name_and_read_under_either() -> None:
+    assert HISTORY is not None
+    text = HISTORY.model_copy(update={"dialect": "mini-swe-agent-text"})
+    stored = text.model_dump(mode="json")
+    assert stored["protocol"] == "mini-swe-agent-text" and "dialect" not in stored
+    assert History.model_validate(stored).dialect == "mini-swe-agent-text"
+    planned = PlannedHistory(instance_id="i", id="h", dialect="mini-swe-agent-tools")
+    assert json.loads(planned.model_dump_json())["protocol"] == "mini-swe-agent-tools"
+    assert PlannedHistory.model_validate({"instance_id": "i", "id": "h",
+                                          "protocol": "mini-swe-agent-text"}).dialect == \
+        "mini-swe-agent-text"
+    trace = Trace(messages=[], start_index=0, dialect="mini-swe-agent-text",
+                  actions=[Action(1, "bash", {"command": "ls"}, "", 0, 0.1)])
+    kept = trace.to_dict()
+    assert kept["protocol"] == "mini-swe-agent-text" and "dialect" not in kept
+    assert Trace.from_dict(json.loads(json.dumps(kept))) == trace

@@ -53,8 +53,9 @@ def task_messages(problem_statement: str, workdir: str) -> list[Message]:
 def run_agent(model: Model, env: Environment, messages: list[Message], config: AgentConfig,
               trace_path: Path | None = None, seed_index: int = 0,
               on_step: Callable[[Trace], None] | None = None,
-              protocol: str = ActionFormat.TOOL_CALLS) -> Trace:
-    """Continue from `messages` for at most `config.max_steps` steps, speaking `protocol`.
+              dialect: str = ActionFormat.TOOL_CALLS) -> Trace:
+    """Continue from `messages` for at most `config.max_steps` steps, speaking `dialect`
+    (`replay.agent.dialects`).
 
     Returns the trace with exit reason `finished`, `step_limit`, `refused` or `error`. A request
     the server refuses for its content (a context too long) ends the run as `refused`: a limit
@@ -64,9 +65,9 @@ def run_agent(model: Model, env: Environment, messages: list[Message], config: A
     run. `on_step`, if given, is called with the trace after every step, its tool calls done
     (Phase A collection snapshots the tree there).
     """
-    speaking = dialects.dialect(protocol)
+    speaking = dialects.dialect(dialect)
     trace = Trace(messages=speaking.spoken(copy.deepcopy(messages)),
-                  start_index=len(messages), protocol=speaking.name)
+                  start_index=len(messages), dialect=speaking.name)
     started = time.monotonic()
     try:
         while trace.steps < config.max_steps and trace.exit_reason == ExitReason.RUNNING:

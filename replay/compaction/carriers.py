@@ -53,14 +53,14 @@ def native(opening: Opening, summary: str, history: list[Message],
 def post_messages(summary: Summary, history: list[Message], problem_statement: str,
                   workdir: str, carrier: str = Carrier.SUMMARY_ONLY,
                   prompt: PromptText | None = None,
-                  protocol: str = ActionFormat.TOOL_CALLS) -> list[Message]:
+                  dialect: str = ActionFormat.TOOL_CALLS) -> list[Message]:
     """The messages a POST continuation starts from (`prompt`: the one that wrote the summary;
-    `protocol`: the history's dialect, whose instructions are kept, see the module docstring)."""
+    `dialect`: the history's, whose instructions are kept, see the module docstring)."""
     if carrier not in CARRIERS:
         raise InputError(f"unknown carrier {carrier!r}: use {' or '.join(CARRIERS)}")
     if summary.messages is not None:
         return summary.messages
-    opening = dialects.dialect(protocol).opening(history, problem_statement, workdir)
+    opening = dialects.dialect(dialect).opening(history, problem_statement, workdir)
     if carrier == Carrier.SUMMARY_ONLY or prompt is None:
         return summary_only(opening, summary.text)
     return native(opening, summary.text, history, prompt)
