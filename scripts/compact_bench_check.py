@@ -2,10 +2,10 @@
 
 A check of the whole pipeline on real instances, not a measurement: the scripted summarizer
 answers every compaction with one fixed summary; the scripted agent, speaking the histories'
-own protocol (mini-swe-agent text actions), applies the gold patch and submits when it resumes
+own dialect (mini-swe-agent text actions), applies the gold patch and submits when it resumes
 from the full history (PRE), and submits without a change when it resumes from the summary
 (POST). Every cell therefore restores a real boundary snapshot, continues in the history's
-protocol, and runs the instance's real tests: a working pipeline labels every instance
+dialect, and runs the instance's real tests: a working pipeline labels every instance
 `damaged` (PRE resolved, POST not); any other label names an instance to look at.
 
     .venv/bin/python scripts/compact_bench_check.py --backend local \\

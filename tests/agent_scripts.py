@@ -93,7 +93,7 @@ def mini_history(instance_id: str, problem_statement: str, snapshot: Snapshot) -
     return History(instance_id=instance_id, messages=messages,
                    boundary={"rule": "steps:1", "step": 1, "tokens": 900},
                    model="google/gemini-3-pro-preview", source="mini-swe-agent v1 (test)",
-                   snapshot=snapshot, protocol="mini-swe-agent-text", provenance=PROVENANCE)
+                   snapshot=snapshot, dialect="mini-swe-agent-text", provenance=PROVENANCE)
 
 
 def text_turn(thought: str, command: str) -> dict:

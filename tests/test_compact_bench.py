@@ -96,7 +96,7 @@ def test_every_history_is_real_and_carries_provenance(suite) -> None:
         assert history.instance_id == row.instance_id
         assert history.snapshot.base_commit == row.base_commit
         assert history.boundary["rule"] == "before-edit" and history.boundary["step"] >= 3
-        assert history.protocol == "mini-swe-agent-text"
+        assert history.dialect == "mini-swe-agent-text"
         provenance = json.loads(path.read_text())["provenance"]
         assert set(PROVENANCE) <= set(provenance)
         assert re.fullmatch(r"[0-9a-f]{40}", provenance["commit"])

@@ -37,7 +37,7 @@ SNAPSHOT = Snapshot(base_commit="0123456789abcdef", diff=b"diff --git a/a.py b/a
                     fingerprint="f1e2d3c4b5a6")
 HISTORY = History(instance_id="owner__name-7", messages=MESSAGES, snapshot=SNAPSHOT,
                   boundary={"rule": "steps:2", "step": 2, "tokens": 99}, model="m", source="s")
-MIMIC = HISTORY.model_copy(update={"protocol": "mini-swe-agent"})
+MIMIC = HISTORY.model_copy(update={"dialect": "mini-swe-agent"})
 SPEC = ModelSpec(alias="summ", provider="openai", model="summ-1", base_url="http://127.0.0.1:9/v1",
                  temperature=0.5, max_tokens=512)
 REQUEST = ChatRequest(messages=MESSAGES, temperature=1.0, max_tokens=256, seed=3)

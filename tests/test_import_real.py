@@ -32,13 +32,13 @@ DEMO_SWE = REAL.parent / "replay-demo__tally-1.traj"
 
 def test_each_real_format_is_recognized_with_its_protocol() -> None:
     v1, v2, swe = read_trajectory(MINI_V1), read_trajectory(MINI_V2), read_trajectory(SWE)
-    assert (v1.format, v1.instance_id, v1.model, v1.protocol, len(v1.steps)) == (
+    assert (v1.format, v1.instance_id, v1.model, v1.dialect, len(v1.steps)) == (
         "mini-swe-agent", "psf__requests-5414", "google/gemini-3-pro-preview",
         "mini-swe-agent-text", 8)
     assert json.loads(v1.messages[2]["tool_calls"][0]["function"]["arguments"]) == {
         "command": "ls -la"}
     assert v1.steps[0].actions[0].expected.text.startswith("total 156\n")
-    assert (v2.format, v2.protocol, len(v2.steps)) == ("mini-swe-agent", "mini-swe-agent-tools", 6)
+    assert (v2.format, v2.dialect, len(v2.steps)) == ("mini-swe-agent", "mini-swe-agent-tools", 6)
     assert all(a.tool == "bash" for s in v2.steps for a in s.actions)
     assert (swe.format, swe.instance_id, len(swe.steps)) == ("swe-agent", None, 12)
     tools = [step.actions[0].tool for step in swe.steps]

@@ -78,11 +78,11 @@ def test_pre_and_post_speak_the_history_protocol_and_finish_by_submission(
 def test_the_protocol_is_part_of_a_continuation_key(tiny: Instance) -> None:
     snapshot = Snapshot(base_commit=tiny.base_commit, diff=b"", fingerprint="f")
     history = mini_history(tiny.instance_id, tiny.problem_statement, snapshot)
-    as_tools = history.model_copy(update={"protocol": "tool-calls"})
+    as_tools = history.model_copy(update={"dialect": "tool-calls"})
     keys = {continuation_key(tiny, found, found.messages, "agent", AgentConfig(), 0)
             for found in (history, as_tools)}
     assert len(keys) == 2
-    assert as_tools.content_id() == history.content_id()  # the protocol is the agent's, not
+    assert as_tools.content_id() == history.content_id()  # the dialect is the agent's, not
     # the history's content
 
 
@@ -91,4 +91,4 @@ def test_a_text_history_without_its_opening_is_refused(tiny: Instance) -> None:
     history = mini_history(tiny.instance_id, tiny.problem_statement, snapshot)
     with pytest.raises(InputError, match="mini-swe-agent-text history needs the messages"):
         post_messages(Summary("anchor_index", "x"), history.messages[2:], "issue", TESTBED,
-                      protocol="mini-swe-agent-text")
+                      dialect="mini-swe-agent-text")

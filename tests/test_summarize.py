@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from replay.compaction.carriers import kept_tail, post_messages
+from replay.compaction.agents.claude_code import claude_code_summary
+from replay.compaction.carriers import post_messages
 from replay.compaction.sources import PromptText
-from replay.compaction.summarize import claude_code_summary, parse_summarizer, summarize
+from replay.compaction.summarize import parse_summarizer, summarize
+from replay.compaction.tails import kept_tail
 from replay.core.errors import InputError
 from replay.histories.records import bundled_history
 from replay.instances.records import load_suite

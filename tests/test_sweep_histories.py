@@ -125,7 +125,7 @@ def test_a_dataset_backed_suite_reads_the_suites_ids_from_the_dataset_with_their
     assert [(i.instance_id, i.bundle, i.repo_files) for i in chosen] == [
         (TINY, bench.suite / TINY, None)]
     history = bundled_history(chosen[0])
-    assert history is not None and history.protocol == "mini-swe-agent-text"
+    assert history is not None and history.dialect == "mini-swe-agent-text"
     assert history.provenance == PROVENANCE and history.content_id() == bench.bundled
     assert history.model_copy(update={"provenance": {}}).content_id() == bench.bundled
     again = load_history_file(bench.suite / TINY / HISTORY_FILE)
@@ -154,7 +154,7 @@ def test_a_mini_swe_agent_history_runs_in_its_protocol_and_the_report_names_it(
         assert (result.diagnostics["exit_reason"], result.diagnostics["protocol"]) == (
             "finished", "mini-swe-agent-text")
     assert found.plan.histories == (PlannedHistory(
-        instance_id=TINY, id=bench.bundled, rule="steps:1", protocol="mini-swe-agent-text",
+        instance_id=TINY, id=bench.bundled, rule="steps:1", dialect="mini-swe-agent-text",
         model="google/gemini-3-pro-preview", source="mini-swe-agent v1 (test)", bundled=True,
         provenance=PROVENANCE),)
     source = f"gruckion/mini-swe-agent@d12a71af {PROVENANCE['path']}"

@@ -36,9 +36,10 @@ from replay.commands.sweep_choices import (
     DefaultAgent,
     HistoryChoice,
 )
+from replay.compaction import agents
 from replay.compaction.carriers import CARRIERS
 from replay.compaction.sources import PromptText
-from replay.compaction.summarize import PROMPT_NAMES, parse_summarizer
+from replay.compaction.summarize import parse_summarizer
 from replay.core.errors import InputError
 from replay.core.paths import default_store
 from replay.instances.selection import choose_instances
@@ -255,7 +256,7 @@ Baselines = Annotated[list[str] | None, typer.Option(
     "--baseline", help="Mechanical summarizer to add: anchor_index, observation-masking, tail:N.")]
 PromptSources = Annotated[Path | None, typer.Option(
     help="A prompt catalogue to use instead of the bundled prompts/sources.toml.")]
-ALL_PROMPTS = ",".join(PROMPT_NAMES)
+ALL_PROMPTS = ",".join(agents.BUILTIN)
 Prompts = Annotated[str, typer.Option(help="Prompts to compare, comma-separated.")]
 Dollars = Annotated[float | None, typer.Option(
     "--budget", min=0, help="Start no cell once spend so far plus the cells in flight would pass "

@@ -30,6 +30,8 @@ from replay.store.artifacts import TRAJECTORIES, keyed, snapshot_diff
 from replay.store.histories import TrajectoryRow, has_history
 
 TRAJECTORY_FILE = "trajectory.json"
+STORED = {"dialect": "protocol"}  # a field -> its key in trajectory.json (from before a rename)
+READ = {stored: name for name, stored in STORED.items()}
 
 
 @dataclass
@@ -59,7 +61,7 @@ class Trajectory:
     steps: list[Step]
     exit_reason: str
     resolved: bool | None
-    protocol: str = "tool-calls"
+    dialect: str = "tool-calls"
 
     @property
     def divergences(self) -> list[str]:
@@ -85,7 +87,7 @@ class Trajectory:
                        boundary=boundary, model=self.model, source=self.source,
                        snapshot=snapshot, resolved=self.resolved, trajectory=self.key,
                        divergences=[text for s in self.steps[:count] for text in s.divergences],
-                       protocol=self.protocol)
+                       dialect=self.dialect)
 
 
 def estimate_tokens(messages: list[Message]) -> int:
@@ -151,7 +153,8 @@ def write_trajectory_files(store: Store, trajectory: Trajectory) -> str:
         record = asdict(step)
         record["diff"] = digest
         steps.append(record)
-    data = {**asdict(trajectory), "steps": steps}
+    data = {STORED.get(name, name): value for name, value in asdict(trajectory).items()}
+    data["steps"] = steps
     folder = keyed(TRAJECTORIES, trajectory.key)
     store.write_artifact(json.dumps(data, indent=1, ensure_ascii=False).encode(), *folder,
                          TRAJECTORY_FILE)
@@ -177,7 +180,8 @@ def load_trajectory(store: Store, key: str) -> Trajectory | None:
             *snapshot_diff(step["diff"])).read_bytes()}) for step in data.pop("steps")]
     except (OSError, json.JSONDecodeError):
         return None
-    return Trajectory(**data, steps=steps)
+    return Trajectory(**{READ.get(name, name): value for name, value in data.items()},
+                      steps=steps)
 
 
 def keep(store: Store, histories: Sequence[History],

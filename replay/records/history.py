@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from replay.core.digest import digest
+from replay.core.vocab import ActionFormat
 from replay.records.snapshot import Snapshot
 
 SCHEMA = 1
@@ -21,13 +22,16 @@ class History(BaseModel):
     `boundary` holds the rule, the step and the token count at the boundary; `resolved` whether
     the full trajectory went on to resolve the instance (None when unknown); `trajectory` the key
     of the trajectory it was cut from; `divergences` the recorded outputs that differed from
-    execution when the trajectory was imported; `protocol` how its agent spoke (tool calls, or
+    execution when the trajectory was imported; `dialect` how its agent spoke (tool calls, or
     mini-swe-agent's text actions or bash calls with a submit sentinel), which a continuation
-    from it speaks too (`replay.agent.protocols`). `provenance` says where a trajectory made
+    from it speaks too (`replay.agent.dialects`; kept under its old name `protocol`, read under
+    either). `provenance` says where a trajectory made
     elsewhere came from, as its importer wrote it (`repository`, `path`, `commit`, `sha256` of
     the trajectory file, `model`, `license`); like `model` and `source` it is not part of the
     history's content id.
     """
+
+    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True)
 
     instance_id: str
     messages: list[dict[str, Any]]
@@ -38,7 +42,8 @@ class History(BaseModel):
     resolved: bool | None = None
     trajectory: str = ""
     divergences: list[str] = []
-    protocol: str = "tool-calls"
+    dialect: str = Field(ActionFormat.TOOL_CALLS, serialization_alias="protocol",
+                         validation_alias=AliasChoices("dialect", "protocol"))
     provenance: dict[str, str] = {}
 
     def content_id(self) -> str:

@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from replay.core.digest import digest
+from replay.core.vocab import ActionFormat
 from replay.records.cell import CellId
 
 SCHEMA = 1
@@ -20,16 +21,18 @@ DEFAULT_TEMPERATURE = 1.0  # what new runs sample at (see Plan.temperature)
 
 class PlannedHistory(BaseModel):
     """The Phase A history one instance of a run continues from, as the run chose it: its
-    content id, its boundary rule, its agent's protocol and model, where it came from (`source`,
+    content id, its boundary rule, its agent's dialect and model, where it came from (`source`,
     `provenance`), and whether it is the one bundled with the instance (see
-    `replay.sweep.histories`)."""
+    `replay.sweep.histories`). The dialect is kept under its old name `protocol`."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", serialize_by_alias=True,
+                              validate_by_name=True)
 
     instance_id: str
     id: str
     rule: str = ""
-    protocol: str = "tool-calls"
+    dialect: str = Field(ActionFormat.TOOL_CALLS, serialization_alias="protocol",
+                         validation_alias=AliasChoices("dialect", "protocol"))
     model: str = ""
     source: str = ""
     bundled: bool = False

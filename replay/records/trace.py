@@ -10,6 +10,8 @@ from typing import Any
 from replay.core.files import write_atomic
 
 SCHEMA = 1
+STORED = {"dialect": "protocol"}  # field -> its key in trace.json
+READ = {stored: name for name, stored in STORED.items()}
 
 
 @dataclass
@@ -27,7 +29,9 @@ class Action:
 
 @dataclass
 class Trace:
-    """Everything one continuation did; saved after every step."""
+    """Everything one continuation did; saved after every step. `dialect` is the action format
+    the agent spoke (`replay.agent.dialects`), kept in trace.json under its old name `protocol`
+    (`from_dict` reads either)."""
 
     messages: list[dict[str, Any]]
     start_index: int
@@ -42,11 +46,18 @@ class Trace:
     seconds: float = 0.0
     files_edited: list[str] = field(default_factory=list)
     files_read: list[str] = field(default_factory=list)
-    protocol: str = "tool-calls"
+    dialect: str = "tool-calls"
 
     def to_dict(self) -> dict[str, Any]:
         """The trace as JSON values (what trace.json holds)."""
-        return asdict(self)
+        return {STORED.get(name, name): value for name, value in asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Trace:
+        """The trace trace.json holds (written by `to_dict`, or before the dialect's rename)."""
+        values = {READ.get(name, name): value for name, value in data.items()}
+        values["actions"] = [Action(**action) for action in values.get("actions", [])]
+        return cls(**values)
 
     def save(self, path: Path) -> None:
         """Write the trace atomically (a killed run leaves the previous step's trace)."""

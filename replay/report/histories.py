@@ -23,7 +23,7 @@ def history_rows(plan: Plan) -> list[dict[str, str]]:
     """One row per instance of the run that has a recorded history, in the run's order."""
     recorded = {found.instance_id: found for found in plan.histories}
     return [{"instance": ident, "history": found.id[:12], "rule": found.rule,
-             "protocol": found.protocol, "model": found.model,
+             "protocol": found.dialect, "model": found.model,
              "from": "bundled" if found.bundled else "store", "source": origin(found)}
             for ident in plan.instances if (found := recorded.get(ident)) is not None]
 

@@ -236,7 +236,7 @@ def start_messages(task: CellTask, settings: Settings, summary: Summary | None) 
     if summary is None:
         return task.history.messages
     return post_messages(summary, task.history.messages, task.instance.problem_statement,
-                         TESTBED, settings.carrier, task.prompt, task.history.protocol)
+                         TESTBED, settings.carrier, task.prompt, task.history.dialect)
 
 
 def run_cell(task: CellTask, settings: Settings, store: Store,

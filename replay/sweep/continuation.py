@@ -3,14 +3,14 @@
 PRE and POST differ only in the messages the agent starts from; both restore the same snapshot
 and are graded by the same judge in the same environment (the shared directory).
 
-A continuation speaks its history's protocol (`History.protocol`: replay's tool calls, or
+A continuation speaks its history's dialect (`History.dialect`: replay's tool calls, or
 mini-swe-agent's text actions or bash calls ending at its submit sentinel), in PRE and POST
-alike and with the same step limit; its trace records the protocol.
+alike and with the same step limit; its trace records the dialect.
 
 A continuation is identified by what determines it: the instance, the snapshot, the starting
-messages, the protocol, the agent (model and settings) and the sample index. The protocol
-enters the key only when it is not `tool-calls`, so the keys of continuations kept before it
-was part of them stay valid. A finished one is kept in the
+messages, the dialect, the agent (model and settings) and the sample index. The dialect
+enters the key (as `protocol`, its name when it entered) only when it is not `tool-calls`, so
+the keys of continuations kept before it was part of them stay valid. A finished one is kept in the
 store and returned again without running anything: tool outputs such as test timings differ from
 run to run, so a re-run could not be answered from the model cache alone. One that ended in a
 harness fault is not kept, and runs again next time.
@@ -39,7 +39,7 @@ from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT, still_holds
 from replay.models.types import Message, Model, ModelSpec
 from replay.records.grade import Grade
 from replay.records.history import History
-from replay.records.trace import Action, Trace
+from replay.records.trace import Trace
 from replay.store import Store
 from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, TRACE, TREE_DIFF, keyed
 
@@ -82,8 +82,8 @@ def continuation_key(instance: Instance, history: History, messages: list[Messag
     content = {"instance": instance.instance_id, "snapshot": history.snapshot.fingerprint,
                "messages": messages, "agent": agent_id, "config": asdict(config),
                "seed_index": seed_index}
-    if history.protocol != "tool-calls":
-        content["protocol"] = history.protocol
+    if history.dialect != "tool-calls":
+        content["protocol"] = history.dialect  # the key's name from before the rename
     return digest(content)
 
 
@@ -101,11 +101,11 @@ def continue_and_grade(instance: Instance, history: History, env: Environment, r
         return kept
     result = Continuation(key, instance.instance_id, arm, None,
                           Trace(messages=messages, start_index=len(messages),
-                                protocol=history.protocol), None, None, artifacts)
+                                dialect=history.dialect), None, None, artifacts)
     try:
         env.restore(history.snapshot)
         result.trace = run_agent(model, env, messages, config, result.trace_path, seed_index,
-                                 protocol=history.protocol)
+                                 dialect=history.dialect)
         if result.trace.exit_reason == "error":
             result.error = result.trace.error
             return result
@@ -133,9 +133,7 @@ def _kept(store: Store, key: str, artifacts: Path) -> Continuation | None:
     if record is None or not (artifacts / TRACE).is_file():
         return None
     trace_data = json.loads((artifacts / TRACE).read_text(encoding="utf-8"))
-    actions = trace_data.pop("actions")
-    trace = Trace(**trace_data)
-    trace.actions = [Action(**action) for action in actions]
+    trace = Trace.from_dict(trace_data)
     grade = Grade(**json.loads(record["grade"]))
     return Continuation(key, record["instance_id"], record["arm"], record["passed"], trace,
                         grade, None, artifacts, reused=True)

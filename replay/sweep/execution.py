@@ -24,8 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from replay.compaction.carriers import tokens
 from replay.compaction.summarize import parse_summarizer
+from replay.compaction.tails import tokens
 from replay.core.errors import Halt
 from replay.models.cache import CallCache
 from replay.models.retry import RetryNotice
@@ -260,12 +260,12 @@ def task_estimate(prepared: Prepared, task: CellTask, store: Store) -> Estimate:
 def _summary_estimate(task: CellTask, store: Store, history_tokens: int, found: Estimate) -> int:
     """Count the summary's calls into `found`; return the POST continuation's start size."""
     problem = len(task.instance.problem_statement) // 4 + RESUME_TOKENS
-    name = parse_summarizer(task.cell.summarizer)
-    if name.mechanical or task.backbone is None:
+    agent = parse_summarizer(task.cell.summarizer).agent
+    if agent is None or task.backbone is None:
         return problem + SUMMARY_TOKENS
     if kept_summary(store, summary_key(task)) is not None:
         return problem + SUMMARY_TOKENS
-    calls = 2 if name.prompt == "gemini-cli" else 1
+    calls = agent.calls
     found.summary_calls += calls
     prompt = sum(len(text) for text in (task.prompt.parts.values() if task.prompt else ())) // 4
     _add(found, task.backbone, calls, calls * (history_tokens + prompt),

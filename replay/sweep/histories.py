@@ -1,7 +1,7 @@
 """Which Phase A history each instance of a run continues from.
 
 A run chooses once, when an instance joins it, and records the choice in its plan
-(`Plan.histories`: the history's content id, boundary rule, protocol, model, source and
+(`Plan.histories`: the history's content id, boundary rule, dialect, model, source and
 provenance). Every later invocation of the run (a resume, `replay confirm`, `replay retention`)
 continues from that same history, and another choice for an instance already in the run is
 refused (`bind_run`). A run stored before histories were recorded records its choice when it
@@ -37,7 +37,7 @@ from replay.store.histories import stored_histories
 def planned(history: History, bundled: bool) -> PlannedHistory:
     """What a plan records of the history an instance continues from."""
     return PlannedHistory(instance_id=history.instance_id, id=history.content_id(),
-                          rule=str(history.boundary.get("rule", "")), protocol=history.protocol,
+                          rule=str(history.boundary.get("rule", "")), dialect=history.dialect,
                           model=history.model, source=history.source, bundled=bundled,
                           provenance=history.provenance)
 

@@ -14,7 +14,7 @@ that first line. Tool-call mode: `bash` tool calls and `tool` messages. Each act
 message, as it was recorded. Files written before v1.4 carry neither `trajectory_format` nor
 `info.mini_version`, and may be the bare list of messages; they read the same.
 
-The protocol the agent spoke is kept (text actions or `bash` tool calls, both ending with the
+The dialect the agent spoke is kept (text actions or `bash` tool calls, both ending with the
 submit sentinel), so a continuation speaks it too; a file that ends with its submission keeps the
 submitted patch, which executing its actions must reproduce.
 """
@@ -64,7 +64,7 @@ def parse(data: dict[str, Any] | list[Any], path: Path) -> Recorded:
     tools = any(message.get("tool_calls") for message in source)
     return Recorded(FORMAT, data.get("instance_id"), model or "unknown", messages, opening,
                     steps, submission=_submission(steps, info),
-                    protocol="mini-swe-agent-tools" if tools else "mini-swe-agent-text")
+                    dialect="mini-swe-agent-tools" if tools else "mini-swe-agent-text")
 
 
 def _submission(steps: list[RecordedStep], info: dict[str, Any]) -> str | None:

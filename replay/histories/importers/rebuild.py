@@ -185,7 +185,7 @@ def rebuild(recorded: Recorded, instance: Instance, env: Environment, recipe: Re
                             base_commit=instance.base_commit, model=recorded.model,
                             source=source, messages=messages, opening_tokens=opening,
                             steps=steps, exit_reason="imported", resolved=None,
-                            protocol=recorded.protocol)
+                            dialect=recorded.dialect)
     for rule in rules:
         trajectory.history(rule)
     snapshots.settle(env, instance.base_commit)  # the tests see the tree alone

@@ -66,8 +66,8 @@ class Recorded:
     """A whole trajectory read from a file.
 
     `submission`: the patch the agent submitted when the file ends with its submission (what
-    executing its actions must have changed); `protocol`: how the agent spoke (see
-    `replay.agent.protocols`), which its continuation speaks too.
+    executing its actions must have changed); `dialect`: how the agent spoke (see
+    `replay.agent.dialects`), which its continuation speaks too.
     """
 
     format: str
@@ -77,7 +77,7 @@ class Recorded:
     opening: int
     steps: list[RecordedStep]
     submission: str | None = None
-    protocol: str = "tool-calls"
+    dialect: str = "tool-calls"
 
 
 def bash_call(call_id: str, command: str) -> dict[str, Any]:

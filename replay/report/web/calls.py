@@ -22,7 +22,7 @@ from typing import Any
 
 from replay.agent.loop import AgentConfig
 from replay.agent.tools import TOOLS
-from replay.compaction.summarize import claude_code_summary, parse_summarizer
+from replay.compaction.summarize import parse_summarizer
 from replay.models.cache import cache_key, request_content
 from replay.models.client import settled
 from replay.models.types import ChatRequest, Message, ModelSpec
@@ -82,7 +82,8 @@ def summary_calls(store: Store, summarizer: str, history: list[Message], text: s
                   seed_index: int) -> list[Call]:
     """The calls that wrote a POST cell's summary (none for a mechanical summarizer)."""
     name = parse_summarizer(summarizer)
-    if name.mechanical or not history:
+    agent = name.agent
+    if name.mechanical or agent is None or not history:
         return []
     task = next((m for m in history if m.get("role") == "user"), history[-1])
     fragment = json.dumps(_content(task)[:FRAGMENT_CHARS], ensure_ascii=False)[1:-1]
@@ -91,12 +92,12 @@ def summary_calls(store: Store, summarizer: str, history: list[Message], text: s
               for row in rows]
     last = history[-1]
     finals = [(row, messages) for row, messages, reply in parsed
-              if last in messages and _finished(reply, name.prompt) == text]
+              if last in messages and agent.finish(reply) == text]
     if not finals:
         return []
     row, messages = finals[0]
     calls = [_call("post", "summary", row)]
-    if name.prompt == "gemini-cli" and len(messages) >= 2:
+    if agent.calls > 1 and len(messages) >= 2:
         first = next((other for other, asked, reply in parsed
                       if asked == messages[:-2] and reply == _content(messages[-2])), None)
         if first is not None:
@@ -112,10 +113,3 @@ def _content(message: Message) -> str:
 def _reply(response_json: str) -> str:
     content = json.loads(response_json).get("message", {}).get("content")
     return content if isinstance(content, str) else ""
-
-
-def _finished(reply: str, prompt: str | None) -> str:
-    """The summary text a reply becomes (see `replay.compaction.summarize`)."""
-    if prompt == "claude-code":
-        return claude_code_summary(reply)
-    return reply if prompt == "gemini-cli" else reply.strip()

@@ -1,4 +1,4 @@
-"""A continuation speaks its history's protocol: mini-swe-agent's text actions and submit
+"""A continuation speaks its history's dialect: mini-swe-agent's text actions and submit
 sentinel, or its bash calls, against a scripted model over real HTTP in a real environment."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from replay.agent.dialects import dialect
+from replay.agent.dialects.mini_text import FORMAT_ERROR
 from replay.agent.loop import AgentConfig, run_agent
-from replay.agent.protocols import FORMAT_ERROR, spoken
 from replay.core.errors import InputError
 from replay.environments import snapshots
 from replay.environments.local import LocalBackend
@@ -34,11 +35,11 @@ SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff"
 def _history() -> list[dict]:
     """The mini-swe-agent history up to its edit (two read-only steps), as the import keeps it."""
     recorded = read_trajectory(MINI)
-    assert recorded.protocol == "mini-swe-agent-text"
+    assert recorded.dialect == "mini-swe-agent-text"
     return recorded.messages[:recorded.steps[1].end]
 
 
-def _continue(turns: list[dict], protocol: str, tmp_path: Path,
+def _continue(turns: list[dict], dialect: str, tmp_path: Path,
               steps: int = 8) -> tuple[Trace, list[dict]]:
     env = LocalBackend().start(TALLY, load_recipe(TALLY))
     env.restore(snapshots.at_base(env, TALLY.base_commit))
@@ -46,7 +47,7 @@ def _continue(turns: list[dict], protocol: str, tmp_path: Path,
             CallCache(tmp_path / "calls.db") as cache, \
             make_client(server.spec("agent"), cache) as client:
         trace = run_agent(client, env, _history(), AgentConfig(max_steps=steps),
-                          protocol=protocol)
+                          dialect=dialect)
         bodies = [request.body for request in server.requests]
     return trace, bodies
 
@@ -57,7 +58,7 @@ def test_a_text_history_continues_in_text_actions_and_ends_at_the_sentinel(
              {"content": "THOUGHT: I think it is done."},
              {"content": f"THOUGHT: submit.\n\n```bash\n{SUBMIT}\n```"}]
     trace, bodies = _continue(turns, "mini-swe-agent-text", tmp_path)
-    assert (trace.exit_reason, trace.steps, trace.protocol) == ("finished", 3,
+    assert (trace.exit_reason, trace.steps, trace.dialect) == ("finished", 3,
                                                                 "mini-swe-agent-text")
     first = bodies[0]
     assert "tools" not in first
@@ -95,10 +96,11 @@ def test_bash_tool_calls_end_at_the_sentinel_too(tmp_path: Path) -> None:
     assert trace.messages[-1]["content"].startswith("diff --git")
 
 
-def test_tool_calls_keep_the_messages_and_an_unknown_protocol_is_bad_input() -> None:
+def test_tool_calls_keep_the_messages_and_an_unknown_dialect_is_bad_input() -> None:
     history = _history()
-    assert spoken(history, "tool-calls") == history
+    assert dialect("tool-calls").spoken(history) == history
     command = json.loads(history[2]["tool_calls"][0]["function"]["arguments"])["command"]
-    assert f"```bash\n{command}\n```" in spoken(history, "mini-swe-agent-text")[2]["content"]
-    with pytest.raises(InputError, match="unknown agent protocol 'claude'"):
-        run_agent(None, None, history, AgentConfig(), protocol="claude")  # type: ignore[arg-type]
+    assert f"```bash\n{command}\n```" in dialect("mini-swe-agent-text").spoken(history)[2][
+        "content"]
+    with pytest.raises(InputError, match="unknown agent dialect 'claude'"):
+        run_agent(None, None, history, AgentConfig(), dialect="claude")  # type: ignore[arg-type]

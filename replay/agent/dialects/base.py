@@ -1,0 +1,44 @@
+"""What every dialect provides (`Dialect`) and what a POST keeps of its instructions (`Opening`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from replay.environments.base import Environment
+from replay.models.types import Message
+from replay.records.trace import Trace
+
+
+@dataclass(frozen=True)
+class Opening:
+    """The instructions a continuation from a summary keeps: the `kept` messages, and `task`, the
+    text of the task message that a summary's hand-over joins (None: the hand-over is a user
+    message of its own after `kept`)."""
+
+    kept: list[Message]
+    task: str | None = None
+
+
+class Dialect(Protocol):
+    """One action format of the agent."""
+
+    name: str
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The tool schemas offered with each request (none for text actions)."""
+        ...
+
+    def spoken(self, messages: list[Message]) -> list[Message]:
+        """Stored messages (tool calls) as this dialect's agent wrote and read them."""
+        ...
+
+    def act(self, env: Environment, trace: Trace, message: Message, timeout: float) -> None:
+        """Run one response's actions in `env`: append their actions and observations to
+        `trace`, and set its exit reason `finished` when the agent has submitted."""
+        ...
+
+    def opening(self, history: list[Message], problem_statement: str,
+                workdir: str) -> Opening:
+        """What a continuation from a summary of `history` keeps of the agent's instructions."""
+        ...
