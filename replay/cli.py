@@ -17,7 +17,7 @@ from rich.text import Text
 from replay.commands.options import make_console
 from replay.core.errors import Halt, InputError
 
-COMMANDS = ("validate", "run", "models", "prompts", "collect", "importer", "clean", "sweep",
+COMMANDS = ("validate", "cell", "models", "prompts", "collect", "importer", "clean", "sweep",
             "confirm", "retention", "view", "probe", "recipes")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,

@@ -20,7 +20,7 @@ from conftest import one_line_exit_2, run_replay
 from sweep_scripts import DEMO, TALLY
 
 GONE = "openai:a@http://127.0.0.1:9/v1"
-RUN = ["run", "--instance", TALLY, "--agent-model", GONE]
+RUN = ["cell", "--instance", TALLY, "--agent-model", GONE]
 BACKBONE = ["backbone", "--agent-model", GONE, "--model", GONE, "--instance", TALLY]
 ROW = {key: value for key, value in json.loads(
     (DEMO[TALLY].bundle / "instance.json").read_text()).items()}

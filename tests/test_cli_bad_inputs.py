@@ -28,7 +28,7 @@ def test_an_out_of_range_boundary_is_refused_before_the_agent_runs(rule: str,
 
 def test_an_out_of_range_history_rule_is_refused(tmp_path: Path) -> None:
     store = tmp_path / "replay.db"
-    done = run_replay("run", "--instance", TALLY, "--arm", "pre", "--agent-model",
+    done = run_replay("cell", "--instance", TALLY, "--arm", "pre", "--agent-model",
                       "openai:agent@http://127.0.0.1:9/v1", "--history-rule", "fraction:2",
                       "--store", str(store))
     one_line_exit_2(done, "bad boundary rule 'fraction:2'")
@@ -38,7 +38,7 @@ def test_an_out_of_range_history_rule_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize("command", [
     ["backbone", "--agent-model", "openai:a@http://127.0.0.1:9/v1", "--model",
      "openai:s@http://127.0.0.1:9/v1"],
-    ["run", "--instance", TALLY, "--arm", "pre", "--agent-model",
+    ["cell", "--instance", TALLY, "--arm", "pre", "--agent-model",
      "openai:a@http://127.0.0.1:9/v1"],
     ["collect", "--model", "openai:a@http://127.0.0.1:9/v1", "--boundary", "steps:1"],
     ["validate", "--instance", TALLY],
@@ -71,7 +71,7 @@ GONE = "openai:a@http://127.0.0.1:9/v1"
 
 
 @pytest.mark.parametrize("command", [
-    ["run", "--arm", "pre", "--agent-model", GONE],
+    ["cell", "--arm", "pre", "--agent-model", GONE],
     ["backbone", "--agent-model", GONE, "--model", GONE],
     ["collect", "--model", GONE, "--boundary", "steps:1"],
     ["validate"],
@@ -85,11 +85,11 @@ def test_markup_in_an_instance_id_is_shown_as_it_is(command: list[str], tmp_path
 
 
 def test_the_model_spec_hint_keeps_its_brackets(tmp_path: Path) -> None:
-    done = run_replay("run", "--instance", TALLY, "--arm", "pre", "--agent-model", "gpt-4.2",
+    done = run_replay("cell", "--instance", TALLY, "--arm", "pre", "--agent-model", "gpt-4.2",
                       "--store", str(tmp_path / "replay.db"))
     one_line_exit_2(done, "unknown model 'gpt-4.2'")
     assert "PROVIDER:MODEL[@BASE_URL][#KEY_ENV][?SETTING=VALUE&...]" in done.stderr
-    usage = run_replay("run", "--help")
+    usage = run_replay("cell", "--help")
     assert "PROVIDER:MODEL[@URL][#KEY_ENV][?SETTINGS]" in " ".join(usage.stdout.split())
 
 
@@ -111,7 +111,7 @@ def test_an_unsafe_run_name_is_refused_before_anything_is_written(name: str,
 
 
 @pytest.mark.parametrize("command", [
-    ["run", "--instance", TALLY, "--arm", "pre", "--agent-model", GONE],
+    ["cell", "--instance", TALLY, "--arm", "pre", "--agent-model", GONE],
     ["backbone", "--agent-model", GONE, "--model", GONE, "--instance", TALLY],
 ], ids=lambda command: command[0])
 def test_a_history_id_that_is_not_hexadecimal_is_refused(command: list[str],
@@ -155,7 +155,7 @@ def test_a_spec_that_would_reach_a_public_endpoint_by_a_typo_is_refused(
         spec: str, message: str, tmp_path: Path) -> None:
     """Issue 21: `openai:m@127.0.0.1:8000/v1#KEY` went to api.openai.com with that key."""
     store = tmp_path / "replay.db"
-    done = run_replay("run", "--instance", TALLY, "--arm", "pre", "--agent-model", spec,
+    done = run_replay("cell", "--instance", TALLY, "--arm", "pre", "--agent-model", spec,
                       "--store", str(store), env={"REPLAY_TEST_MODEL_KEY": "sk-not-sent"})
     one_line_exit_2(done, f"model {spec!r}: " if "ad-hoc" not in message else message)
     assert message in done.stderr, done.stderr

@@ -200,12 +200,12 @@ def test_replay_run_continues_from_a_collected_history(collection: Collection,
                                                        tmp_path: Path) -> None:
     rest = fixing_turns(TALLY, tmp_path)[1:]
     with ScriptedServer(Script(rest, model="agent")) as server:
-        done = run_replay("run", "--instance", TALLY.instance_id, "--arm", "pre",
+        done = run_replay("cell", "--instance", TALLY.instance_id, "--arm", "pre",
                           "--history-rule", "before-edit", "--agent-model",
                           f"openai:agent@{server.base_url}", "--store", str(collection.store))
         assert done.returncode == 0, done.stdout + done.stderr
         assert "tests pass" in done.stdout and server.count == len(rest)
-    missing = run_replay("run", "--instance", TALLY.instance_id, "--arm", "pre",
+    missing = run_replay("cell", "--instance", TALLY.instance_id, "--arm", "pre",
                          "--history-rule", "steps:99", "--agent-model",
                          "openai:agent@http://127.0.0.1:9/v1", "--store", str(collection.store))
     assert missing.returncode == 2

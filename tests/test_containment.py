@@ -76,7 +76,7 @@ def _turns(probes: dict[str, dict]) -> list[dict]:
 def _run(backend: str, server: ScriptedServer, store: Path) -> subprocess.Popen[str]:
     agent = f"openai:agent@{server.base_url}#{KEY_ENV}"
     return subprocess.Popen(
-        [*REPLAY, "run", "--instance", TALLY.instance_id, "--arm", "pre", "--agent-model", agent,
+        [*REPLAY, "cell", "--instance", TALLY.instance_id, "--arm", "pre", "--agent-model", agent,
          "--store", str(store), "--backend", backend],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, KEY_ENV: FAKE_KEY, "COLUMNS": "200"})

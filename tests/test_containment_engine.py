@@ -82,7 +82,7 @@ def test_the_engine_follows_no_link_and_trusts_no_venv_file(backend: str,
     with ScriptedServer(Script(_turns(host), model="agent")) as server:
         agent = f"openai:agent@{server.base_url}#{KEY_ENV}"
         done = subprocess.run(
-            [*REPLAY, "run", "--instance", TALLY.instance_id, "--arm", "pre", "--agent-model",
+            [*REPLAY, "cell", "--instance", TALLY.instance_id, "--arm", "pre", "--agent-model",
              agent, "--store", str(store), "--backend", backend],
             capture_output=True, text=True, timeout=600,
             env={**os.environ, KEY_ENV: FAKE_KEY, "COLUMNS": "200"})

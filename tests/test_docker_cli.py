@@ -100,7 +100,7 @@ def test_a_continuation_runs_in_a_container_killed_mid_cell_is_error_then_redone
         tmp_path: Path) -> None:
     wait = call("bash", command="sleep 4 && echo slept")
     turns = [{"content": "Let me wait.", "tool_calls": [wait]}, *fixing_turns(TALLY, tmp_path)]
-    args = ["run", "--backend", "docker", "--instance", TALLY.instance_id, "--arm", "pre",
+    args = ["cell", "--backend", "docker", "--instance", TALLY.instance_id, "--arm", "pre",
             "--store", str(tmp_path / "replay.db")]
     with ScriptedServer(Script(turns, model="agent")) as server:
         args += ["--agent-model", f"openai:agent@{server.base_url}"]

@@ -108,7 +108,7 @@ def test_a_continuation_on_the_demo_suite_makes_real_tool_calls(tmp_path: Path) 
     """The whole engine with the embedded model as the agent: a POST from a short summary on a
     demo instance, two steps, graded. Whatever the model does, its tool calls ran."""
     store = tmp_path / "replay.db"
-    done = run_replay("run", "--instance", "replay-demo__iniconf-1", "--arm", "post",
+    done = run_replay("cell", "--instance", "replay-demo__iniconf-1", "--arm", "post",
                       "--summarizer", "tail:200", "--agent-model", "smollm2", "--steps", "2",
                       "--store", str(store))
     assert done.returncode in (0, 1), done.stdout + done.stderr

@@ -94,7 +94,7 @@ def test_two_runs_at_once_on_one_instance_do_not_grade_each_others_tree(tmp_path
     idle[0] = {"fault": "slow", "seconds": 6, **idle[0]}  # grades once the fix is written
     with ScriptedServer(Script(fixer, model="fixer"), Script(idle, model="idle")) as server:
         runs = {name: subprocess.Popen(
-            [*REPLAY, "run", "--instance", TALLY.instance_id, "--arm", "pre", "--agent-model",
+            [*REPLAY, "cell", "--instance", TALLY.instance_id, "--arm", "pre", "--agent-model",
              f"openai:{name}@{server.base_url}", "--store", str(tmp_path / f"{name}.db")],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             env={**os.environ, "COLUMNS": "200"}) for name in ("fixer", "idle")}

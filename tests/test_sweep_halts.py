@@ -121,7 +121,7 @@ def test_a_refused_key_stops_the_sweep_naming_its_variable(tmp_path: Path) -> No
 
 def test_a_refused_key_in_replay_run_is_one_line_and_exit_2(tmp_path: Path) -> None:
     with ScriptedServer(Script([{"content": "x"}]), api_key="the-right-key") as server:
-        done = run_replay("run", "--instance", TALLY, "--arm", "pre", "--agent-model",
+        done = run_replay("cell", "--instance", TALLY, "--arm", "pre", "--agent-model",
                           f"openai:agent@{server.base_url}#REPLAY_TEST_WRONG_KEY", "--store",
                           str(tmp_path / "replay.db"),
                           env={"REPLAY_TEST_WRONG_KEY": "a-wrong-key"})
@@ -131,7 +131,7 @@ def test_a_refused_key_in_replay_run_is_one_line_and_exit_2(tmp_path: Path) -> N
 
 def test_an_unreachable_agent_in_replay_run_is_one_line_and_exit_2(tmp_path: Path) -> None:
     gone = closed_port_url()
-    done = run_replay("run", "--instance", TALLY, "--arm", "pre", "--agent-model",
+    done = run_replay("cell", "--instance", TALLY, "--arm", "pre", "--agent-model",
                       f"openai:agent@{gone}", "--store", str(tmp_path / "replay.db"))
     assert done.returncode == 2, done.stdout + done.stderr
     assert error_line(done.stderr).startswith(f"error: model endpoint {gone} is unreachable")

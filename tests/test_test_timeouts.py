@@ -95,7 +95,7 @@ def test_a_hang_the_agent_made_is_cut_at_the_timeout_and_marked_everywhere(
     with ScriptedServer(*scripts) as server:
         env = models_file(tmp_path, server.base_url)
         # PRE alone, with the default: derived from the validated gold run, and it passes
-        pre = run_replay("run", "--instance", TINY, "--arm", "pre", "--agent-model", "agent",
+        pre = run_replay("cell", "--instance", TINY, "--arm", "pre", "--agent-model", "agent",
                          "--suite", str(suite), "--store", str(store), env=env)
         assert pre.returncode == 0 and "tests pass" in pre.stdout, pre.stdout + pre.stderr
         (grade,) = [json.loads(row[0]) for row in sqlite3.connect(store).execute(
@@ -159,7 +159,7 @@ def assert_exports(store: Path, run: str) -> None:
 def test_replay_run_says_the_tests_timed_out(backend: str, suite: Path, tmp_path: Path) -> None:
     store = tmp_path / "replay.db"
     with ScriptedServer(Script([HANGING], model="agent")) as server:
-        done = run_replay("run", "--instance", TINY, "--arm", "pre", "--agent-model",
+        done = run_replay("cell", "--instance", TINY, "--arm", "pre", "--agent-model",
                           f"openai:agent@{server.base_url}", "--suite", str(suite), "--store",
                           str(store), "--test-timeout", "3", "--backend", backend)
     assert done.returncode == 1, done.stdout + done.stderr
@@ -193,7 +193,7 @@ def test_a_timeout_shorter_than_the_validated_tests_is_an_error(tmp_path: Path) 
     assert gold is not None and gold >= SLOW
     with ScriptedServer(Script([FIXING], model="agent")) as server:
         agent = f"openai:agent@{server.base_url}"
-        args = ["run", "--instance", TINY, "--arm", "pre", "--agent-model", agent, "--suite",
+        args = ["cell", "--instance", TINY, "--arm", "pre", "--agent-model", agent, "--suite",
                 str(suite), "--store", str(store)]
         short = run_replay(*args, "--test-timeout", "1")
         enough = run_replay(*args)

@@ -7,14 +7,11 @@ are kept, and a rule that does not land in a trajectory (past its end, no edit f
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from replay.agent.loop import AgentConfig
+from replay import api
 from replay.commands.options import (
     CallDeadline,
     Dataset,
@@ -28,76 +25,14 @@ from replay.commands.options import (
     console,
     say,
 )
-from replay.core.errors import InputError
 from replay.core.paths import default_store
-from replay.environments.backends import make_backend
-from replay.histories.boundaries import RULES, Rule, parse_rule
-from replay.histories.collect import Collected, collect_trajectory, is_collected
-from replay.histories.trajectories import Trajectory, keep
-from replay.instances.records import Instance
-from replay.instances.selection import choose_instances
-from replay.judge.validate import preflight
-from replay.models.cache import CallCache
-from replay.models.client import ModelClient
-from replay.models.keys import api_key
-from replay.models.registry import resolve
+from replay.histories.boundaries import RULES
+from replay.histories.collect import Collected
+from replay.histories.trajectories import Trajectory
 from replay.records.history import History
-from replay.store import Store
-from replay.sweep.continuation import model_id
 
 Boundaries = Annotated[list[str] | None, typer.Option(
     "--boundary", help=f"Where a history stops (repeatable): {', '.join(RULES)}.")]
-
-
-def collect_command(instances: Sequence[Instance], model_name: str, rules: Sequence[Rule],
-                    config: AgentConfig, seed_index: int, store_path: Path,
-                    mirrors: Path | None, console: Console,
-                    call_deadline: float | None = None,
-                    test_timeout: float | None = None) -> int:
-    """Collect every instance's trajectory, then cut each rule; 0 when every trajectory was
-    collected and every rule landed, else 1.
-
-    Raises `Halt` for a refused key or an unreachable endpoint.
-    """
-    spec = resolve(model_name)
-    identity = model_id(spec)
-    with Store.peek(store_path) as seen:  # bad input is refused before the store is written
-        missing = [i for i in instances if not is_collected(seen, i, identity, config,
-                                                            seed_index)]
-    if missing:
-        api_key(spec)
-        preflight(missing)
-    with Store.open(store_path) as store, CallCache(store_path) as cache:
-        backend = make_backend("local", mirrors)
-        results = []
-        with ModelClient(spec, cache, deadline=call_deadline) as model:
-            for instance in instances:
-                result = collect_trajectory(instance, backend, model, identity, spec.alias,
-                                            config, store, seed_index, test_timeout)
-                say(console, _collected_line(result))
-                results.append(result)
-        trajectories = [r.trajectory for r in results if r.trajectory is not None]
-        histories, missed = cut_histories(trajectories, rules)
-        fresh = keep(store, histories)
-    for history in histories:
-        say(console, history_line(history, history.content_id() in fresh))
-    for line in missed:
-        say(console, line)
-    return 1 if missed or any(result.error for result in results) else 0
-
-
-def cut_histories(trajectories: Sequence[Trajectory],
-                  rules: Sequence[Rule]) -> tuple[list[History], list[str]]:
-    """The history of every rule in every trajectory where it lands, and a line for each
-    (trajectory, rule) where it does not."""
-    histories, missed = [], []
-    for trajectory in trajectories:
-        for rule in rules:
-            try:
-                histories.append(trajectory.history(rule))
-            except InputError as exc:
-                missed.append(f"  {rule.text:<14} no history: {exc}")
-    return histories, missed
 
 
 def _collected_line(result: Collected) -> str:
@@ -144,10 +79,15 @@ def register(app: typer.Typer) -> None:
         test_timeout: TestTimeout = None,
     ) -> None:
         """Run the agent from the start of each task; cut Phase A histories at --boundary."""
-        rules = [parse_rule(text) for text in boundary or []]
-        chosen = choose_instances(suite, dataset, instance or [], filter_, slice_)
-        config = AgentConfig(max_steps=max_steps, temperature=temperature)
-        code = collect_command(chosen, model, rules, config,
-                               seed_index, store or default_store(),
-                               repo_mirror, console, call_deadline, test_timeout)
-        raise typer.Exit(code)
+        rules = api.boundaries(boundary or [])
+        chosen = api.instances(suite, dataset, instance or [], filter_, slice_)
+        made = api.collect(chosen, model, rules, store or default_store(),
+                           max_steps=max_steps, temperature=temperature, seed_index=seed_index,
+                           mirrors=repo_mirror, call_deadline=call_deadline,
+                           test_timeout=test_timeout,
+                           on_collected=lambda found: say(console, _collected_line(found)))
+        for history in made.histories:
+            say(console, history_line(history, history.content_id() in made.fresh))
+        for line in made.missed:
+            say(console, line)
+        raise typer.Exit(made.code)

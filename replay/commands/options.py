@@ -8,6 +8,7 @@ Text that comes from outside (instance ids, run and model names, errors, paths) 
 from __future__ import annotations
 
 import os
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Annotated
 
@@ -18,6 +19,8 @@ from rich.text import Text
 from replay.core.errors import InputError
 from replay.core.names import history_id, safe_name
 from replay.core.paths import repo_mirrors_from_env
+from replay.sweep.execution import Progress
+from replay.sweep.progress import SweepProgress
 
 PIPED_WIDTH = 10_000  # output that is not a terminal: tables as wide as their cells
 
@@ -39,6 +42,29 @@ def say(out: Console, text: str, style: str | None = None) -> None:
 console = make_console()
 
 
+class Printed:
+    """The API's listener of the command line: notes are lines, a slow step a spinner on a
+    terminal, a sweep's cells a live display (see `SweepProgress`)."""
+
+    def __init__(self, out: Console) -> None:
+        self.out = out
+
+    def note(self, line: str) -> None:
+        """Print the line as it is."""
+        say(self.out, line)
+
+    def busy(self, what: str) -> AbstractContextManager[object]:
+        """A spinner while it lasts (nothing outside a terminal)."""
+        return self.out.status(Text(what))
+
+    def cells(self, todo: int, workers: int) -> AbstractContextManager[Progress]:
+        """The sweep's progress display."""
+        return SweepProgress(self.out, todo, workers=workers)
+
+
+printed = Printed(console)
+
+
 def mirrors_folder(option: Path | None) -> Path | None:
     """`--repo-mirror`, else REPLAY_REPO_MIRRORS; bad input when it names no folder."""
     folder = option or repo_mirrors_from_env()
@@ -47,14 +73,6 @@ def mirrors_folder(option: Path | None) -> Path | None:
     source = "--repo-mirror" if option else "REPLAY_REPO_MIRRORS"
     problem = "is not a folder" if folder.exists() else "does not exist"
     raise InputError(f"{source} {folder} {problem}: give a folder of bare git mirrors")
-
-
-def existing_store(path: Path) -> Path:
-    """`path` when a store file is there; bad input otherwise (nothing is created)."""
-    if not path.is_file():
-        raise InputError(f"no store at {path}: give --store, or run `replay backbone` or "
-                         "`replay prompt` first")
-    return path
 
 
 def run_name(value: str | None) -> str | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from replay import api
 from replay.commands.options import (
     CallDeadline,
     Dataset,
@@ -19,167 +19,29 @@ from replay.commands.options import (
     Span,
     StorePath,
     console,
-    existing_store,
+    printed,
     run_name,
 )
-from replay.commands.sweep import prompt_loader
-from replay.compaction.carriers import CARRIERS
 from replay.compaction.hermes import SETTINGS as HERMES_SETTINGS
 from replay.compaction.summarize import parse_summarizer
-from replay.core.digest import digest
-from replay.core.errors import InputError
-from replay.core.paths import default_store
-from replay.instances.selection import choose_instances
-from replay.measures.probes import exports
-from replay.measures.probes.answering import FULL, Clients, answer_all, build_contexts
-from replay.measures.probes.arms import Planned, plan, study_arms
-from replay.measures.probes.files import bundled_probes, read_probe_paths
-from replay.measures.probes.inputs import load_inputs
-from replay.measures.probes.scores import Row, history_scores, rows
+from replay.measures.probes.answering import FULL
+from replay.measures.probes.scores import Row
 from replay.measures.statistics import BOOTSTRAP_NOTE, Interval
-from replay.models.cache import CallCache
-from replay.models.registry import resolve
-from replay.models.types import ModelSpec
-from replay.records.plan import Plan
-from replay.report.exports import reports_folder
-from replay.store import Store
-from replay.sweep.cells import prepare
-from replay.sweep.continuation import model_id
-from replay.sweep.plan import latest_run, require_run
 
 
-@dataclass(frozen=True)
-class Selection:
-    """Histories and methods named on the command line instead of a run."""
-
-    methods: tuple[str, ...] = ()
-    suite: str | None = None
-    dataset: str | None = None
-    ids: tuple[str, ...] = ()
-    pattern: str | None = None
-    span: str | None = None
-    carrier: str | None = None
-    prompt_sources: Path | None = None
-
-    @property
-    def names_histories(self) -> bool:
-        """Whether options that only apply without a run were given (`--instance` narrows a
-        run's histories instead)."""
-        return any((self.suite, self.dataset, self.pattern, self.span, self.carrier,
-                    self.prompt_sources))
-
-
-@dataclass(frozen=True)
-class ProbeOptions:
-    """How to probe: the answering model, generations and answers, where results go."""
-
-    model: str
-    generations: int = 3
-    answers: int = 2
-    probes: tuple[Path, ...] = ()
-    store: Path | None = None
-    out: Path | None = None
-    workers: int = 4
-    call_deadline: float | None = None
-    study_arms: str | None = None
-    dry_run: bool = False
-
-
-def run_plan(store: Store, run: str | None, methods: tuple[str, ...],
-             ids: tuple[str, ...] = ()) -> tuple[str, Plan]:
-    """A run's plan; `methods` narrows its summarizers and `ids` its instances (an unknown
-    one is refused)."""
-    name = run or latest_run(store)
-    plan = require_run(store, name)
-    unknown = [m for m in methods if m != FULL and m not in plan.summarizers]
-    if unknown:
-        raise InputError(f"unknown method {', '.join(unknown)} in run {name}: use "
-                         f"{', '.join([FULL, *plan.summarizers])}")
-    strangers = [i for i in ids if i not in plan.instances]
-    if strangers:
-        raise InputError(f"instance {', '.join(strangers)} is not in run {name}: use "
-                         f"{', '.join(plan.instances)}")
-    chosen = tuple(m for m in plan.summarizers if not methods or m in methods)
-    instances = tuple(i for i in plan.instances if not ids or i in ids)
-    return name, plan.model_copy(update={"summarizers": chosen, "instances": instances})
-
-
-def selection_plan(selection: Selection, answering: ModelSpec) -> tuple[str, Plan]:
-    """A plan of the histories and methods the command line names (never saved as a run)."""
-    carrier = selection.carrier or "summary-only"
-    if carrier not in CARRIERS:
-        raise InputError(f"unknown carrier {carrier!r}: use {' or '.join(CARRIERS)}")
-    methods = tuple(dict.fromkeys(m.strip() for m in selection.methods if m.strip() != FULL))
-    for method in methods:
-        parse_summarizer(method)
-    instances = choose_instances(selection.suite or "demo", selection.dataset,
-                                 list(selection.ids), selection.pattern, selection.span)
-    sources = selection.prompt_sources
-    plan = Plan(kind="prompt", suite=selection.suite or "demo", dataset=selection.dataset,
-                agent=answering.alias, agent_id=model_id(answering), carrier=carrier,
-                prompt_sources=str(sources.resolve()) if sources else None,
-                instances=tuple(i.instance_id for i in instances), summarizers=methods)
-    return "probe-" + digest(plan.model_dump(exclude={"agent", "agent_id"}))[:10], plan
-
-
-def probe_command(run: str | None, selection: Selection, options: ProbeOptions,
-                  out: Console) -> int:
-    """Probe a run (or a selection), print the table, write the exports; 0 when no planned
-    answer failed, else 1."""
-    if run is not None and selection.names_histories:
-        raise InputError("give a run, or histories and methods (--suite, --method, ...), "
-                         "not both")
-    if options.study_arms:
-        if run is not None or selection.methods:
-            raise InputError("--study-arms names the methods itself: give no run or --method")
-        selection = replace(selection, methods=tuple(study_arms(options.study_arms)))
-    if options.dry_run:
-        for line in dry_run(selection, options).lines():
+def probe_command(run: str | None, selection: api.Selection, options: api.ProbeOptions,
+                  dry_run: bool, out: Console) -> int:
+    """Probe a run (or a selection), print the table and the files written (with `dry_run`,
+    only what would be asked); 0 when no planned answer failed, else 1."""
+    if dry_run:
+        for line in api.probe_plan(options, run, selection).lines():
             out.print(Text(line), soft_wrap=True)
         return 0
-    path = options.store or default_store()
-    answering = resolve(options.model)
-    given = read_probe_paths(list(options.probes))
-    use_run = run is not None or not (selection.methods or selection.names_histories)
-    with Store.open(existing_store(path) if use_run else path) as store:
-        name, plan = (run_plan(store, run, selection.methods, selection.ids) if use_run
-                      else selection_plan(selection, answering))
-        inputs, skipped = load_inputs(prepare(plan, answering, prompt_loader(plan), store), given)
-        with CallCache(path) as cache:
-            clients = Clients(cache, options.call_deadline)
-            try:
-                contexts = build_contexts(inputs, store, clients, options.generations,
-                                          every_arm=bool(options.study_arms))
-                answers = answer_all(inputs, contexts, clients(answering), options.answers,
-                                     options.workers)
-            finally:
-                clients.close()
-        scores = history_scores(answers, {i: found.cohort for i, found in inputs.probes.items()})
-        table = rows(scores, inputs.methods)
-        about = {"run": name, "model": answering.alias, "carrier": plan.carrier,
-                 "generations": options.generations, "answers": options.answers,
-                 "methods": inputs.methods, "skipped": skipped}
-        folder = options.out or reports_folder(store, name) / "probes"
-        written = exports.write(folder, about, table, scores, contexts, answers)
-    render(about, table, contexts, answers, out)
-    for written_path in written:
+    probed = api.probe(options, run, selection, printed)
+    render(probed.about, probed.table, probed.contexts, probed.answers, out)
+    for written_path in probed.written:
         out.print(Text(f"wrote {written_path}"), soft_wrap=True)
-    return 1 if any(answer.error for answer in answers) else 0
-
-
-def dry_run(selection: Selection, options: ProbeOptions) -> Planned:
-    """What the command would ask for the selection's bundled probes, without asking."""
-    for method in selection.methods:
-        parse_summarizer(method)
-    instances = choose_instances(selection.suite or "demo", selection.dataset,
-                                 list(selection.ids), selection.pattern, selection.span)
-    found = {i.instance_id: p for i in instances if (p := bundled_probes(i)) is not None}
-    if not found:
-        raise InputError("no history of the selection has probes (bundled probes.json)")
-    methods = [FULL, *dict.fromkeys(m for m in selection.methods if m != FULL)]
-    counts = {iid: (p.cohort, len(p.probes)) for iid, p in found.items()}
-    return plan(counts, methods, options.generations, options.answers,
-                every_arm=bool(options.study_arms))
+    return probed.code
 
 
 def vs_full(row: Row) -> str:
@@ -308,8 +170,8 @@ def register(app: typer.Typer) -> None:
                               "nothing.")] = False,
     ) -> None:
         """Ask each history's probes under Full and every method; print and export scores."""
-        selection = Selection(tuple(method or ()), suite, dataset, tuple(instance or ()),
-                              filter_, slice_, carrier, prompt_sources)
-        options = ProbeOptions(model, generations, answers, tuple(probes or ()), store, out,
-                               workers, call_deadline, study_arms, dry_run)
-        raise typer.Exit(probe_command(run, selection, options, console))
+        selection = api.Selection(tuple(method or ()), suite, dataset, tuple(instance or ()),
+                                  filter_, slice_, carrier, prompt_sources)
+        options = api.ProbeOptions(model, generations, answers, tuple(probes or ()), store, out,
+                                   workers, call_deadline, study_arms)
+        raise typer.Exit(probe_command(run, selection, options, dry_run, console))

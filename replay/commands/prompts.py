@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -12,16 +11,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from replay.commands.options import console
+from replay import api
+from replay.commands.options import Printed, console
 from replay.compaction.registry_fetch import NPM_REGISTRY, PYPI_INDEX
-from replay.compaction.sources import (
-    PromptText,
-    cache_status,
-    load_prompt,
-    load_sources,
-    select,
-)
-from replay.compaction.sync import registry_client, sync_prompt
+from replay.compaction.sources import PromptText, cache_status, load_prompt, load_sources
 from replay.core.errors import InputError
 
 STATUS_STYLES = {"synced": "green", "missing": "yellow", "stale": "red"}
@@ -60,33 +53,10 @@ def prompts_sync(
     pypi_index: str = PYPI_INDEX,
     console: Console | None = None,
 ) -> list[PromptText]:
-    """Fetch, check and cache the named prompts (all when `names` is empty or None).
-
-    Prompts already cached with their pinned hashes are skipped unless `force`. Raises an
-    InputError (one line) when a registry cannot be reached, a digest or a text hash differs
-    from its pin, or a name is unknown.
-    """
-    console = console or Console()
-    sources = load_sources(sources_path)
-    selected = [select(sources, name) for name in names] if names else list(sources.values())
-    synced: list[PromptText] = []
-    with registry_client() as client:
-        for source in selected:
-            _, prompt = cache_status(source)
-            if prompt is not None and not force:
-                console.print(Text(f"{source.name}: already synced ({source.spec})"))
-                synced.append(prompt)
-                continue
-            started = time.monotonic()
-            with console.status(Text(f"{source.name}: fetching {source.spec}")):
-                prompt = sync_prompt(client, source, npm_registry, pypi_index)
-            sizes = " + ".join(str(len(text)) for text in prompt.parts.values())
-            seconds = time.monotonic() - started
-            console.print(Text(
-                f"{source.name}: synced {source.spec}, {sizes} chars, hash ok ({seconds:.1f} s)"
-            ))
-            synced.append(prompt)
-    return synced
+    """Sync the named prompts (all when `names` is empty or None; see `api.sync_prompts`),
+    printing a line for each."""
+    return api.sync_prompts(names, force=force, sources=sources_path, npm_registry=npm_registry,
+                            pypi_index=pypi_index, listener=Printed(console or Console()))
 
 
 def prompts_show(name: str, role: str | None = None, sources_path: Path | None = None) -> None:
@@ -106,15 +76,6 @@ def prompts_show(name: str, role: str | None = None, sources_path: Path | None =
 
 def _write(text: str) -> None:
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
-
-
-def ensure_prompt(name: str, sources_path: Path | None = None,
-                  console: Console | None = None) -> PromptText:
-    """A prompt from the cache, synced first (one line says so) when it is missing or stale."""
-    status, prompt = cache_status(select(load_sources(sources_path), name))
-    if prompt is not None and status == "synced":
-        return prompt
-    return prompts_sync([name], sources_path=sources_path, console=console)[0]
 
 
 def register(app: typer.Typer) -> None:

@@ -14,18 +14,16 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from replay.commands.options import StorePath, console, existing_store
+from replay import api
+from replay.commands.options import StorePath, console
 from replay.core.errors import InputError
 from replay.core.paths import default_store
 from replay.measures.baseline import per_thousand
-from replay.measures.chains import ChainReport, score_sessions
+from replay.measures.chains import ChainReport
 from replay.measures.disorder import validation_status, validation_status_text
 from replay.measures.retention import MAX_CHARS, PER_KIND, Limits, Score
-from replay.measures.runs import keep_scores, score_run, summarizer_means
-from replay.measures.session_files import FORMATS, load_sessions
+from replay.measures.session_files import FORMATS
 from replay.measures.statistics import BOOTSTRAP_NOTE, bootstrap_mean, rate_text
-from replay.store import Store
-from replay.sweep.plan import latest_run, require_run
 
 
 def percent(value: float | None) -> str:
@@ -40,24 +38,16 @@ def spread(value: float | None, values: list[float]) -> str:
     return percent(value) + shown
 
 
-def run_command(run: str | None, store_path: Path, limits: Limits, out: Console) -> int:
-    """Score every summary of a run, keep the scores, print the mean per summarizer."""
-    with Store.peek(store_path) as seen:  # an unknown run is refused with nothing written
-        name = run or latest_run(seen)
-        require_run(seen, name)
-    with Store.open(store_path) as store:
-        rows, skipped = score_run(store, name, limits)
-        keep_scores(store, name, rows, limits)
-    for reason in skipped:
+def run_table(found: api.RunRetention, store: Path, out: Console) -> int:
+    """Print the mean retention per summarizer of a run's scored summaries."""
+    rows, name = found.rows, found.run
+    for reason in found.skipped:
         out.print(f"[yellow]left out[/] {escape(reason)}", highlight=False)
     table = Table(title=Text(f"recurring-detail retention of run {name} (seed 0)"))
     for column in ("summarizer", "retention", "n", "empty reference", "reference size (mean)",
                    "reference source", "summary chars (mean)", "per 1,000 chars"):
         table.add_column(column)
-    means = summarizer_means([{"summarizer": r.summarizer, "seed_index": r.seed_index,
-                               "share": r.share, "size": r.score.size, "source": r.source}
-                              for r in rows])
-    for summarizer, (value, scored, empty, size, source) in means.items():
+    for summarizer, (value, scored, empty, size, source) in found.means.items():
         chars = _mean_chars([r.chars for r in rows
                              if r.summarizer == summarizer and r.seed_index == 0])
         shares = [r.share for r in rows if r.summarizer == summarizer and r.seed_index == 0
@@ -68,16 +58,14 @@ def run_command(run: str | None, store_path: Path, limits: Limits, out: Console)
     out.print(table)
     out.print(Text("retention (low-high%): 95% interval, "
                    + BOOTSTRAP_NOTE.format(units="the summaries scored")), soft_wrap=True)
-    out.print(Text(f"kept {len(rows)} score(s) of run {name} in {store_path}; `replay report "
+    out.print(Text(f"kept {len(rows)} score(s) of run {name} in {store}; `replay report "
                    f"{name}` shows them beside task damage"), soft_wrap=True)
     return 0
 
 
-def sessions_command(paths: Sequence[Path], fmt: str, limits: Limits, as_json: bool,
-                     out: Console, baseline: bool = False, literal: bool = False) -> int:
-    """Score the compactions of real sessions; print per-position means and the disorder rate
-    (with `baseline`, `anchor_index` on the same boundaries beside them)."""
-    report = score_sessions(load_sessions(paths, fmt), limits, baseline, literal)
+def sessions_table(report: ChainReport, as_json: bool, out: Console) -> int:
+    """Print the per-position means and the disorder rate of real sessions' compactions (or,
+    `as_json`, everything as JSON)."""
     if as_json:
         out.print_json(json.dumps(_report_json(report)))
         return 0
@@ -207,9 +195,11 @@ def register(app: typer.Typer) -> None:
         if sessions:
             if not targets:
                 raise InputError("--sessions needs at least one session file or folder")
-            raise typer.Exit(sessions_command([Path(t) for t in targets], format_, limits,
-                                              as_json, console, with_anchor_index, literal))
+            found = api.session_retention([Path(t) for t in targets], format_, limits,
+                                          with_anchor_index, literal)
+            raise typer.Exit(sessions_table(found, as_json, console))
         if targets and len(targets) > 1:
             raise InputError("give one run name (or --sessions with session files)")
-        raise typer.Exit(run_command(targets[0] if targets else None,
-                                     existing_store(store or default_store()), limits, console))
+        path = store or default_store()
+        raise typer.Exit(run_table(api.retention(path, targets[0] if targets else None, limits),
+                                   path, console))

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from replay import api
 from replay.commands.options import (
     BackendName,
     BaseImage,
@@ -24,14 +23,8 @@ from replay.commands.options import (
     console,
 )
 from replay.core.paths import default_store
-from replay.environments.backends import open_backend
-from replay.histories.records import bundled_snapshot
-from replay.instances.records import Instance
-from replay.instances.selection import choose_instances
 from replay.judge.timeouts import derived_timeout, gold_seconds
-from replay.judge.validate import preflight, validate_all
 from replay.records.validation import Validation
-from replay.store import Store
 
 STYLES = {"valid": "green", "excluded": "yellow", "error": "red"}
 
@@ -71,22 +64,6 @@ def _table(results: list[Validation]) -> Table:
     return table
 
 
-def validate_command(instances: list[Instance], store_path: Path, mirrors: Path | None,
-                     rebuild: bool, console: Console, backend: str = "local",
-                     base_image: str | None = None, test_timeout: float | None = None) -> int:
-    """Validate, printing a line per instance and a table; 0 all valid, 1 otherwise. Each test
-    run may take `test_timeout` seconds (default DEFAULT_TEST_TIMEOUT)."""
-    preflight(instances, mirrors)
-    results = []
-    with open_backend(backend, mirrors, base_image) as chosen, Store.open(store_path) as store:
-        for validation in validate_all(instances, chosen, store, bundled_snapshot,
-                                       rebuild=rebuild, test_timeout=test_timeout):
-            console.print(_line(validation), soft_wrap=True)
-            results.append(validation)
-    console.print(_table(results))
-    return 0 if all(result.status == "valid" for result in results) else 1
-
-
 def register(app: typer.Typer) -> None:
     """Add `replay validate` to the command line."""
 
@@ -99,8 +76,11 @@ def register(app: typer.Typer) -> None:
         test_timeout: TestTimeout = None,
     ) -> None:
         """Check instances before any model is called: solvable, a real repair, restorable."""
-        chosen = choose_instances(suite, dataset, instance or [], filter_, slice_)
-        code = validate_command(chosen, store or default_store(),
-                                repo_mirror, rebuild, console, backend, base_image,
-                                test_timeout)
-        raise typer.Exit(code)
+        chosen = api.instances(suite, dataset, instance or [], filter_, slice_)
+        results = api.validate(chosen, store or default_store(), mirrors=repo_mirror,
+                               backend=backend, base_image=base_image, rebuild=rebuild,
+                               test_timeout=test_timeout,
+                               on_result=lambda found: console.print(_line(found),
+                                                                     soft_wrap=True))
+        console.print(_table(results))
+        raise typer.Exit(0 if all(result.status == "valid" for result in results) else 1)

@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from replay.commands.options import StorePath, console, existing_store, say
+from replay.api.results import existing_store
+from replay.commands.options import StorePath, console, say
 from replay.core.errors import InputError
 from replay.core.paths import default_store
 

@@ -1,4 +1,5 @@
-"""`replay run` as a user runs it, against a scripted model server on 127.0.0.1."""
+"""`replay cell` as a user runs it, against a scripted model server on 127.0.0.1; `replay run`,
+its old name, still runs it and says it is deprecated."""
 
 from __future__ import annotations
 
@@ -18,17 +19,17 @@ def test_pre_passes_then_is_kept_and_post_fails(tmp_path: Path) -> None:
     store = str(tmp_path / "replay.db")
     with ScriptedServer(Script(fixing_turns(TALLY, tmp_path), model="agent")) as server:
         agent = f"openai:agent@{server.base_url}"
-        done = run_replay("run", "--instance", TALLY.instance_id, "--arm", "pre",
+        done = run_replay("cell", "--instance", TALLY.instance_id, "--arm", "pre",
                           "--agent-model", agent, "--store", store)
         assert done.returncode == 0, done.stdout + done.stderr
         assert "tests pass" in done.stdout and "exit finished" in done.stdout
         assert server.count == 4
-        again = run_replay("run", "--instance", TALLY.instance_id, "--arm", "pre",
+        again = run_replay("cell", "--instance", TALLY.instance_id, "--arm", "pre",
                            "--agent-model", agent, "--store", store)
         assert again.returncode == 0 and "kept from an earlier run" in again.stdout
         assert server.count == 4
     with ScriptedServer(Script(lost_turns(), model="agent")) as server:
-        done = run_replay("run", "--instance", TALLY.instance_id, "--arm", "post",
+        done = run_replay("cell", "--instance", TALLY.instance_id, "--arm", "post",
                           "--summarizer", "anchor_index", "--agent-model",
                           f"openai:agent@{server.base_url}", "--store", store)
         assert done.returncode == 1, done.stdout + done.stderr
@@ -36,8 +37,23 @@ def test_pre_passes_then_is_kept_and_post_fails(tmp_path: Path) -> None:
         assert "Index of literal details" in server.requests[0].body["messages"][1]["content"]
 
 
+def test_the_old_name_runs_the_cell_and_says_it_is_deprecated(tmp_path: Path) -> None:
+    store = str(tmp_path / "replay.db")
+    with ScriptedServer(Script(fixing_turns(TALLY, tmp_path), model="agent")) as server:
+        done = run_replay("run", "--instance", TALLY.instance_id, "--arm", "pre",
+                          "--agent-model", f"openai:agent@{server.base_url}", "--store", store)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "tests pass" in done.stdout and server.count == 4
+    assert done.stderr.strip().splitlines() == [
+        "warning: `replay run` is now `replay cell` (a run is a stored sweep); the old name "
+        "goes in the next release"]
+    commands = [line.split()[0] for line in run_replay("--help").stdout.splitlines()
+                if line.startswith("  ") and line.strip()]
+    assert "cell" in commands and "run" not in commands
+
+
 def test_a_missing_key_is_one_line_before_any_work(tmp_path: Path) -> None:
-    done = run_replay("run", "--instance", TALLY.instance_id, "--arm", "pre",
+    done = run_replay("cell", "--instance", TALLY.instance_id, "--arm", "pre",
                       "--agent-model", "openai:gpt-4.1", "--store", str(tmp_path / "r.db"),
                       env={"OPENAI_API_KEY": ""})
     assert done.returncode == 2
@@ -47,10 +63,10 @@ def test_a_missing_key_is_one_line_before_any_work(tmp_path: Path) -> None:
 
 def test_unknown_model_and_missing_summarizer_are_bad_input(tmp_path: Path) -> None:
     store = str(tmp_path / "r.db")
-    done = run_replay("run", "--instance", TALLY.instance_id, "--arm", "pre",
+    done = run_replay("cell", "--instance", TALLY.instance_id, "--arm", "pre",
                       "--agent-model", "no-such-model", "--store", store)
     assert done.returncode == 2 and "unknown model 'no-such-model'" in done.stderr
-    done = run_replay("run", "--instance", TALLY.instance_id, "--arm", "post",
+    done = run_replay("cell", "--instance", TALLY.instance_id, "--arm", "post",
                       "--agent-model", "openai:m@http://127.0.0.1:9/v1", "--store", store)
     assert done.returncode == 2 and "--arm post needs --summarizer" in done.stderr
 
@@ -62,7 +78,7 @@ def test_a_server_that_ignores_tools_without_tool_choice(tmp_path: Path) -> None
     for setting in ("", "?tool_choice=required"):
         with ScriptedServer(Script(turns, model="agent"), tools_need_choice=True) as server:
             runs[setting] = run_replay(
-                "run", "--instance", TALLY.instance_id, "--arm", "pre", "--steps", "4",
+                "cell", "--instance", TALLY.instance_id, "--arm", "pre", "--steps", "4",
                 "--agent-model", f"openai:agent@{server.base_url}{setting}",
                 "--store", str(tmp_path / "replay.db"))
             assert server.count == 4

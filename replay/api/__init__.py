@@ -1,0 +1,61 @@
+"""The public Python API of replay: every job of the `replay` command as a plain function.
+
+    instances         a suite's instances, narrowed by id, regex and slice
+    boundaries        boundary rules, parsed (where a Phase A history stops)
+    prompt            a production compaction prompt, synced when missing (`sync_prompts`)
+    validate          protocol step 2 for instances, before any model is called
+    collect           Phase A histories from an agent run from the start of each task
+    import_histories  Phase A histories from trajectories users already have
+    run_cell          one PRE or POST cell on a restored snapshot, graded
+    plan, sweep       a backbone or prompt sweep, stored as a run (`estimate`: its dry run)
+    confirm           the three-run confirmation of a run's damaged pairs
+    report, export    a run's outcomes, rates and tables; its export files and web view
+    retention         recurring-detail retention of a run's summaries (`session_retention`:
+                      of real sessions' compactions)
+    probe             fact probes of a run's (or a selection's) summaries (`probe_plan`: the
+                      dry run)
+
+Functions take typed parameters and return the engine's records; none prints. What a person
+would want to see while one works goes to a `Listener` (`SILENT` unless one is given): the
+command line's prints it. Bad input raises `InputError`, a fault that stops every call `Halt`
+(both in `replay.errors`).
+"""
+
+from replay.api.cells import CellOptions, CellRun, run_cell
+from replay.api.listen import SILENT, Listener, Silent
+from replay.api.prepare import (
+    Collection,
+    Imports,
+    boundaries,
+    collect,
+    import_histories,
+    instances,
+    prompt,
+    sync_prompts,
+    validate,
+)
+from replay.api.probes import Probed, ProbeOptions, Selection, probe, probe_plan
+from replay.api.results import Exported, RunRetention, export, report, retention, session_retention
+from replay.api.sweeps import (
+    NO_CHOICE,
+    Confirmation,
+    HistoryChoice,
+    SweepEstimate,
+    SweepOptions,
+    SweepOutcome,
+    confirm,
+    estimate,
+    plan,
+    summarizers,
+    sweep,
+)
+
+__all__ = [
+    "NO_CHOICE", "SILENT", "CellOptions", "CellRun", "Collection", "Confirmation", "Exported",
+    "HistoryChoice", "Imports", "Listener", "ProbeOptions", "Probed", "RunRetention",
+    "Selection", "Silent", "SweepEstimate", "SweepOptions", "SweepOutcome", "boundaries",
+    "collect",
+    "confirm", "estimate", "export", "import_histories", "instances", "plan", "probe",
+    "probe_plan", "prompt", "report", "retention", "run_cell", "session_retention",
+    "summarizers", "sweep", "sync_prompts", "validate",
+]
