@@ -42,21 +42,23 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=8)
     args = parser.parse_args()
 
-    from replay.agent.loop import AgentConfig, run_agent
-    from replay.environments.local import LocalBackend
-    from replay.environments.recipes import load_recipe
-    from replay.histories.records import bundled_history
-    from replay.instances.records import load_suite
-    from replay.models.cache import CallCache
-    from replay.models.client import ModelClient
-    from replay.models.scripted import ScriptedModel
-    from replay.models.scripts import Script
+    from replay import api
+    from replay.api.blocks import (
+        AgentConfig,
+        CallCache,
+        ModelClient,
+        Script,
+        ScriptedModel,
+        bundled_history,
+        environment,
+        run_agent,
+    )
 
-    instances = load_suite("demo").instances
+    instances = api.instances("demo")
     histories = [bundled_history(instance) for instance in instances]
     instance, history = max(zip(instances, histories, strict=True),
                             key=lambda pair: len(str(pair[1].messages)))
-    env = LocalBackend().start(instance, load_recipe(instance))
+    env = environment(instance)
     env.restore(history.snapshot)
     call = {"function": {"name": "read_file", "arguments": {"path": "README.md"}}}
     turns = [{"content": "Reading again.", "tool_calls": [call]}]

@@ -37,11 +37,10 @@ def main() -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     with tempfile.TemporaryDirectory(prefix="replay-bench-") as scratch:
         os.environ["REPLAY_HOME"] = scratch
-        from replay.environments.local import LocalBackend
-        from replay.environments.recipes import load_recipe
-        from replay.instances.records import load_suite
+        from replay import api
+        from replay.api.blocks import LocalBackend, load_recipe
 
-        instance = load_suite("demo").instances[0]
+        instance = api.instances("demo")[0]
         backend = LocalBackend()
         env = backend.start(instance, load_recipe(instance))
         try:

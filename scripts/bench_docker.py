@@ -37,13 +37,10 @@ def main() -> int:
 
     from pathlib import Path
 
-    from replay.environments.docker import DockerBackend
-    from replay.environments.recipes import load_recipe
-    from replay.environments.snapshots import at_base
-    from replay.instances.selection import choose_instances
-    from replay.judge.validate import apply_patch
+    from replay import api
+    from replay.api.blocks import DockerBackend, apply_patch, at_base, load_recipe
 
-    instance = choose_instances(args.suite, args.dataset, [args.instance], None, None)[0]
+    instance = api.instances(args.suite, args.dataset, [args.instance])[0]
     recipe = load_recipe(instance)
     mirrors = Path(args.repo_mirror) if args.repo_mirror else None
     with DockerBackend(mirrors=mirrors) as backend:

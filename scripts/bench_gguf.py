@@ -26,16 +26,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from replay.agent.tools import TOOLS
-from replay.histories.records import bundled_history
-from replay.instances.records import load_suite
-from replay.models.client import settled
-from replay.models.gguf import loaded, request_body
-from replay.models.registry import resolve
-from replay.models.types import ChatRequest
-from replay.store import Store
-from replay.store.calls import seconds_total
-from replay.store.runs import all_cell_records
+from replay import api
+from replay.api.blocks import (
+    TOOLS,
+    ChatRequest,
+    Store,
+    all_cell_records,
+    bundled_history,
+    loaded,
+    request_body,
+    resolve,
+    seconds_total,
+    settled,
+)
 
 
 def _ask(server: object, body: dict, cache: bool) -> tuple[float, dict]:
@@ -49,7 +52,7 @@ def _ask(server: object, body: dict, cache: bool) -> tuple[float, dict]:
 def speeds(model: str, instance_id: str) -> None:
     """Print prompt and generation tokens per second, and the prefix cache's speed-up."""
     spec = resolve(model)
-    instance = next(i for i in load_suite("demo").instances if i.instance_id == instance_id)
+    instance = api.instances("demo", ids=[instance_id])[0]
     history = bundled_history(instance).messages
     started = time.monotonic()
     server = loaded(spec)

@@ -34,8 +34,7 @@ def median_ms(action: Callable[[], object], runs: int) -> tuple[float, float, fl
 
 def bench(env: Any, instance: Any, runs: int) -> dict[str, tuple[float, float, float]]:
     """The figures of one environment (see the module docstring)."""
-    from replay.environments import snapshots
-    from replay.judge.validate import apply_patch
+    from replay.api.blocks import apply_patch, snapshots
 
     base = snapshots.at_base(env, instance.base_commit)
     env.restore(base)
@@ -66,11 +65,10 @@ def main() -> int:
 
     from pathlib import Path
 
-    from replay.environments.backends import make_backend
-    from replay.environments.recipes import load_recipe
-    from replay.instances.selection import choose_instances
+    from replay import api
+    from replay.api.blocks import load_recipe, make_backend
 
-    instance = choose_instances("demo", args.dataset, [args.instance], None, None)[0]
+    instance = api.instances("demo", args.dataset, [args.instance])[0]
     mirrors = Path(args.repo_mirror) if args.repo_mirror else None
     recipe = load_recipe(instance, mirrors=mirrors)
     worst = 0.0

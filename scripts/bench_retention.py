@@ -22,16 +22,17 @@ import re
 import statistics
 import time
 
-from replay.measures.chains import score_session
-from replay.measures.details import (
+from replay.api.blocks import (
     ERROR_TYPE,
+    FUTURE_PAYLOADS,
     PATH_PATTERN,
     TEST_ID_PATTERN,
     URL_PATTERN,
+    Limits,
+    Session,
+    score_session,
     serialize,
 )
-from replay.measures.retention import FUTURE_PAYLOADS, Limits
-from replay.measures.sessions import Session
 
 WORDS = ("parse", "load", "config", "cache", "token", "render", "index", "query", "client",
          "buffer", "schema", "route", "event", "queue", "stream", "batch", "field", "value",

@@ -30,11 +30,14 @@ def main() -> int:
     parser.add_argument("--builds", type=int, default=3)
     args = parser.parse_args()
 
-    from replay.environments.local import LocalBackend
-    from replay.environments.recipes import load_recipe
-    from replay.environments.snapshots import at_base
-    from replay.instances.records import load_dataset, select
-    from replay.judge.validate import apply_patch
+    from replay.api.blocks import (
+        LocalBackend,
+        apply_patch,
+        at_base,
+        load_dataset,
+        load_recipe,
+        select,
+    )
 
     instance = select(load_dataset(args.dataset), ids=[args.instance])[0]
     recipe = load_recipe(instance)

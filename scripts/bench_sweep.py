@@ -6,7 +6,8 @@ pair: N x (1 + K) continuations, where running PRE beside every POST would take 
 model (K summarizers and the agent) is a scripted model on 127.0.0.1 that answers after `--delay`
 seconds; the agent reads a file at every step until its step limit (`--steps`). Environments are
 built and slots 0-3 copied before anything is timed, the grader's imports are loaded, and each
-timed run validates its instances first, untimed, in a fresh store.
+timed run validates its instances first, untimed, in a fresh store; the sweep runs through
+`replay.api`, as a user's script would run it.
 
     .venv/bin/python scripts/bench_sweep.py [--instances 3] [--summarizers 4] [--delay 1.0]
                                             [--steps 3]
@@ -22,25 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from rich.console import Console
-
-from replay.compaction.sources import PromptText
-from replay.environments.backends import make_backend
-from replay.environments.recipes import load_recipe
-from replay.histories.records import bundled_snapshot
-from replay.instances.records import load_suite
-from replay.judge.validate import validate_instance
-from replay.models.cache import CallCache
-from replay.models.scripted import ScriptedServer
-from replay.models.scripts import Script
-from replay.records.plan import Plan
-from replay.store import Store
-from replay.sweep.cells import model_id, prepare
-from replay.sweep.execution import SweepResult, execute
-from replay.sweep.executors import LocalExecutor
-from replay.sweep.plan import save_run
-from replay.sweep.progress import SweepProgress
-from replay.sweep.workers import Setup
+from replay import api
+from replay.api.blocks import PromptText, Script, ScriptedServer, environment
 
 PROMPT = PromptText(name="claude-code", agent="bench", registry="npm", package="bench",
                     version="0", digest="sha512-bench",
@@ -59,25 +43,15 @@ def scripts(summarizers: int, delay: float) -> list[Script]:
     return found
 
 
-def sweep(server: ScriptedServer, plan: Plan, workers: int, folder: Path) -> tuple[SweepResult,
-                                                                                   float]:
-    """Run the plan in a fresh store with `workers` workers; the result and its seconds."""
+def sweep(plan: api.Plan, workers: int, folder: Path) -> tuple[api.SweepOutcome, float]:
+    """Run the plan in a fresh store with `workers` workers, its instances validated first
+    (untimed); what came of it and its seconds."""
     path = folder / f"workers-{workers}" / "replay.db"
-    agent = server.spec("agent").model_copy(update={"alias": plan.agent})
-    backend = make_backend("local")
-    with Store.open(path) as store, CallCache(path) as cache:
-        prepared = prepare(plan, agent, lambda name: PROMPT, store)
-        for instance in prepared.instances.values():
-            validate_instance(instance, backend, store, boundary=bundled_snapshot(instance))
-        save_run(store, "bench", plan)
-        executor = LocalExecutor(Setup(prepared.settings, store_path=path), workers)
-        started = time.monotonic()
-        try:
-            with SweepProgress(Console(quiet=True), 0, quiet=True) as progress:
-                result = execute(prepared, "bench", store, cache, executor, progress)
-        finally:
-            executor.close()
-        return result, time.monotonic() - started
+    api.validate(api.instances(plan.suite, ids=plan.instances), path)
+    options = api.SweepOptions(path, workers=workers, prompts=lambda name: PROMPT)
+    started = time.monotonic()
+    outcome = api.sweep(plan, options, run="bench")
+    return outcome, time.monotonic() - started
 
 
 def main() -> int:
@@ -88,22 +62,20 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=3, help="the agent's step limit")
     args = parser.parse_args()
     import swebench.harness.grading  # noqa: F401 - the grader's first import is not timed
-    instances = load_suite("demo").instances[:args.instances]
+    instances = api.instances("demo")[:args.instances]
     n, k = len(instances), args.summarizers
-    backend = make_backend("local")
     for instance in instances:
         for slot in range(4):
-            backend.start(instance, load_recipe(instance), slot=slot)
+            environment(instance, slot=slot)
     with ScriptedServer(*scripts(k, args.delay)) as server, \
             tempfile.TemporaryDirectory(prefix="bench-sweep-") as folder:
-        agent = server.spec("agent")
-        plan = Plan(kind="backbone", agent=f"openai:agent@{server.base_url}",
-                    agent_id=model_id(agent), steps=args.steps,
-                    instances=tuple(i.instance_id for i in instances),
-                    summarizers=tuple(f"openai:summ-{index}@{server.base_url}:claude-code"
-                                      for index in range(k)))
-        one, one_seconds = sweep(server, plan, 1, Path(folder))
-        four, four_seconds = sweep(server, plan, 4, Path(folder))
+        plan = api.plan("backbone", [f"openai:summ-{index}@{server.base_url}:claude-code"
+                                     for index in range(k)],
+                        f"openai:agent@{server.base_url}", steps=args.steps,
+                        ids=[i.instance_id for i in instances])
+        done_one, one_seconds = sweep(plan, 1, Path(folder))
+        done_four, four_seconds = sweep(plan, 4, Path(folder))
+    one, four = done_one.result, done_four.result
     errors = len(one.errors) + len(four.errors)
     speedup = one_seconds / four_seconds
     continuations_ok = one.ran == four.ran == n * (1 + k)

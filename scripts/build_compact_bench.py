@@ -42,17 +42,24 @@ from pathlib import Path
 
 from compact_bench_files import write_selection, write_suite
 
-from replay.core.errors import HarnessError, InputError
-from replay.environments.backends import open_backend
-from replay.environments.recipes import load_recipe
-from replay.environments.repos import find_mirror
-from replay.histories.boundaries import is_test_path, parse_rule
-from replay.histories.importers.rebuild import import_files
-from replay.histories.records import DIFF_FILE, HISTORY_FILE, history_record
-from replay.instances.records import Instance, load_dataset
-from replay.judge.validate import validate_instance
-from replay.records.history import History
-from replay.store import Store
+from replay.api.blocks import (
+    DIFF_FILE,
+    HISTORY_FILE,
+    HarnessError,
+    History,
+    InputError,
+    Instance,
+    Store,
+    find_mirror,
+    history_record,
+    import_files,
+    is_test_path,
+    load_dataset,
+    load_recipe,
+    open_backend,
+    parse_rule,
+    validate_instance,
+)
 
 SUITE = Path(__file__).resolve().parent.parent / "instances" / "compact-bench"
 STUDY = ["psf__requests-5414", "pytest-dev__pytest-7571", "pytest-dev__pytest-10081",

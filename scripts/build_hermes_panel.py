@@ -26,9 +26,7 @@ from hermes_panel_base import PanelTask
 from hermes_panel_controls import controls
 from hermes_panel_primary import PRIMARY
 
-from replay.core.paths import instances_dir
-from replay.environments.local import LocalBackend
-from replay.store import Store
+from replay.api.blocks import LocalBackend, Store, instances_dir
 
 SUITE = "hermes-panel"
 PROVENANCE = "provenance.json"

@@ -22,11 +22,14 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from replay.histories.importers import read_trajectory
-from replay.histories.records import HISTORY_FILE, load_history_file
-from replay.measures.details import serialize
-from replay.measures.retention import MAX_CHARS
-from replay.measures.runs import LATER_FILE
+from replay.api.blocks import (
+    HISTORY_FILE,
+    LATER_FILE,
+    MAX_CHARS,
+    load_history_file,
+    read_trajectory,
+    serialize,
+)
 
 SUITE = Path(__file__).resolve().parent.parent / "instances" / "compact-bench"
 

@@ -30,19 +30,28 @@ from panel_files import configdrift, grepsites, lockfile, pytestlog
 from panel_fixtures import Task
 from panel_logs import buildlog, incident, serverlog
 
-from replay.agent.loop import AgentConfig
-from replay.core.paths import instances_dir
-from replay.environments.local import LocalBackend
-from replay.environments.repos import commit_files, git
-from replay.histories.boundaries import parse_rule
-from replay.histories.collect import collect_trajectory
-from replay.histories.records import DIFF_FILE, HISTORY_FILE, bundled_history, history_record
-from replay.instances.records import load_instance_dir, load_suite
-from replay.measures.probes.files import PROBES_FILE, ProbeSet, evidence_problems
-from replay.models.scripted import ScriptedModel
-from replay.models.scripts import Script
-from replay.records.history import History
-from replay.store import Store
+from replay import api
+from replay.api.blocks import (
+    DIFF_FILE,
+    HISTORY_FILE,
+    PROBES_FILE,
+    AgentConfig,
+    History,
+    LocalBackend,
+    ProbeSet,
+    Script,
+    ScriptedModel,
+    Store,
+    bundled_history,
+    collect_trajectory,
+    commit_files,
+    evidence_problems,
+    git,
+    history_record,
+    instances_dir,
+    load_instance_dir,
+    parse_rule,
+)
 
 TASKS = [buildlog, serverlog, incident, configdrift, pytestlog, lockfile, grepsites,
          version, port, envvar]
@@ -157,7 +166,7 @@ def build(target: Path, demo: Path) -> None:
     ids = ", ".join(json.dumps(task.instance_id) for task in tasks)
     (target / "suite.toml").write_text(f"description = {json.dumps(DESCRIPTION)}\n"
                                        f"rule = {json.dumps(RULE)}\ninstances = [{ids}]\n")
-    for instance in load_suite("demo").instances:
+    for instance in api.instances("demo"):
         history = bundled_history(instance)
         if history is None:
             raise SystemExit(f"{instance.instance_id} has no bundled history")
@@ -172,7 +181,7 @@ def check() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         build(Path(scratch) / "probe-panel", Path(scratch) / "demo")
         differ = _differences(Path(scratch) / "probe-panel", instances_dir() / "probe-panel")
-        for instance in load_suite("demo").instances:
+        for instance in api.instances("demo"):
             name = f"{instance.instance_id}/{PROBES_FILE}"
             if not filecmp.cmp(Path(scratch, "demo", name), instances_dir() / "demo" / name,
                                shallow=False):

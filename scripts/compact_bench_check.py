@@ -25,13 +25,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from replay.instances.records import load_suite
-from replay.models.scripted import ScriptedServer
-from replay.models.scripts import Script
-from replay.records.cell import CellId, CellResult
-from replay.store import Store
-from replay.sweep.labels import label
-from replay.sweep.plan import load_cells
+from replay import api
+from replay.api.blocks import Script, ScriptedServer, label
 
 MARKER = "[compact-bench check: summary]"
 SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
@@ -45,7 +40,7 @@ def reply(command: str) -> dict[str, str]:
 def agent_scripts(suite: str, dataset: str) -> list[Script]:
     """POST (the summary is in context) submits unchanged; PRE applies the gold patch."""
     scripts = [Script([reply(SUBMIT)], model="agent", seen=[MARKER])]
-    for instance in load_suite(suite, dataset).instances:
+    for instance in api.instances(suite, dataset):
         first_line = instance.problem_statement.strip().splitlines()[0].strip()[:60]
         patch = base64.b64encode(instance.patch.encode()).decode()
         command = f"{SUBMIT}; echo {patch} | base64 -d | git apply -"
@@ -54,7 +49,7 @@ def agent_scripts(suite: str, dataset: str) -> list[Script]:
     return scripts
 
 
-def labels(cells: dict[CellId, CellResult]) -> dict[str, int]:
+def labels(cells: dict[api.CellId, api.CellResult]) -> dict[str, int]:
     """Count the instances' labels (an `error` cell makes its instance `error`)."""
     pre = {c.instance_id: r for c, r in cells.items() if c.arm == "pre"}
     counted: Counter[str] = Counter()
@@ -98,8 +93,7 @@ def main() -> int:
         started = time.monotonic()
         done = subprocess.run(command, env={**os.environ, "REPLAY_QUIET": "1"}, check=False)
         seconds = time.monotonic() - started
-    with Store.open(args.store) as store:
-        cells = load_cells(store, run)
+    cells = api.report(args.store, run).cells
     print(f"exit {done.returncode}; {len(cells)} cells; labels {labels(cells)}; "
           f"{seconds:.0f} s")
     return done.returncode

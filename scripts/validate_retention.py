@@ -14,9 +14,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from replay.measures.details import serialize
-from replay.measures.session_files import load_sessions
-from replay.measures.validation import markdown_table, validate
+from replay.api.blocks import load_sessions, markdown_table, serialize
+from replay.api.blocks import validate_retention as validate
 
 DEFAULT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "validation"
 

@@ -35,7 +35,14 @@ from replay.api.prepare import (
     validate,
 )
 from replay.api.probes import Probed, ProbeOptions, Selection, probe, probe_plan
-from replay.api.results import Exported, RunRetention, export, report, retention, session_retention
+from replay.api.results import (
+    Exported,
+    RunRetention,
+    export,
+    report,
+    retention,
+    session_retention,
+)
 from replay.api.sweeps import (
     NO_CHOICE,
     Confirmation,
@@ -49,13 +56,15 @@ from replay.api.sweeps import (
     summarizers,
     sweep,
 )
+from replay.records.cell import CellId, CellResult
+from replay.records.plan import Plan
 
 __all__ = [
-    "NO_CHOICE", "SILENT", "CellOptions", "CellRun", "Collection", "Confirmation", "Exported",
-    "HistoryChoice", "Imports", "Listener", "ProbeOptions", "Probed", "RunRetention",
-    "Selection", "Silent", "SweepEstimate", "SweepOptions", "SweepOutcome", "boundaries",
-    "collect",
-    "confirm", "estimate", "export", "import_histories", "instances", "plan", "probe",
-    "probe_plan", "prompt", "report", "retention", "run_cell", "session_retention",
-    "summarizers", "sweep", "sync_prompts", "validate",
+    "NO_CHOICE", "SILENT", "CellId", "CellOptions", "CellResult", "CellRun", "Collection",
+    "Confirmation", "Exported", "HistoryChoice", "Imports", "Listener", "Plan", "ProbeOptions",
+    "Probed", "RunRetention", "Selection", "Silent", "SweepEstimate", "SweepOptions",
+    "SweepOutcome", "boundaries", "collect", "confirm", "estimate", "export",
+    "import_histories", "instances", "plan", "probe", "probe_plan", "prompt", "report",
+    "retention", "run_cell", "session_retention", "summarizers", "sweep", "sync_prompts",
+    "validate",
 ]

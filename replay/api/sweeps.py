@@ -53,7 +53,9 @@ class SweepOptions:
     """How a plan's cells run: the store, the workers, where environments and models are, the
     limits. `test_timeout` is `replay confirm`'s (checked against the run's). `budget` is
     dollars: no cell starts once spend so far plus the cells in flight would pass it; one
-    budget holds for every sweep run with these options (confirm runs in rounds)."""
+    budget holds for every sweep run with these options (confirm runs in rounds). `prompts`
+    gives a compaction prompt by name (default: from the plan's catalogue, synced when
+    missing)."""
 
     store: Path
     workers: int = 1
@@ -66,6 +68,7 @@ class SweepOptions:
     call_deadline: float | None = None
     test_timeout: float | None = None
     budget: float | None = None
+    prompts: Callable[[str], PromptText] | None = None
     spending: Budget | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -166,8 +169,7 @@ def estimate(sweep_plan: Plan, options: SweepOptions, run: str | None = None,
     Nothing is called and nothing is written."""
     agent = resolve(sweep_plan.agent)
     with Store.peek(options.store) as seen:
-        name, prepared = _bound(sweep_plan, run, seen, agent, options.backend, histories,
-                                listener)
+        name, prepared = _bound(sweep_plan, run, seen, agent, options, histories, listener)
         return _dry_run(seen, name, prepared)
 
 
@@ -179,8 +181,7 @@ def sweep(sweep_plan: Plan, options: SweepOptions, run: str | None = None,
     _check_keys(sweep_plan, agent)  # a missing key is one line before any download or build
     check_executor(options.executor, options.ray_address)
     with Store.peek(options.store) as seen:
-        name, prepared = _bound(sweep_plan, run, seen, agent, options.backend, histories,
-                                listener)
+        name, prepared = _bound(sweep_plan, run, seen, agent, options, histories, listener)
         todo = _todo(seen, name, prepared)
     with Store.open(options.store) as store:
         return _run_pending(store, name, prepared, options, listener, todo)
@@ -238,7 +239,7 @@ def _confirm(store: Store, name: str, found: Plan, agent: ModelSpec, options: Sw
     rounds: list[SweepOutcome | SweepEstimate] = []
 
     def run_plan(current: Plan) -> int:
-        prepared = prepare(current, agent, _prompts(current, listener), store)
+        prepared = prepare(current, agent, _prompts(current, options, listener), store)
         done = (_dry_run(store, name, prepared) if dry_run else
                 _run_pending(store, name, prepared, options, listener,
                              _todo(store, name, prepared)))
@@ -263,8 +264,12 @@ def greedy_note(found: Plan, agent: ModelSpec) -> str | None:
             "stable")
 
 
-def _prompts(found: Plan, listener: Listener) -> Callable[[str], PromptText]:
-    """Load prompts from the plan's catalogue (the bundled one unless it names another)."""
+def _prompts(found: Plan, options: SweepOptions,
+             listener: Listener) -> Callable[[str], PromptText]:
+    """Where prompts come from: the options' own, else the plan's catalogue (the bundled one
+    unless it names another)."""
+    if options.prompts is not None:
+        return options.prompts
     sources = Path(found.prompt_sources) if found.prompt_sources else None
     return lambda name: prompt(name, sources, listener)
 
@@ -281,8 +286,8 @@ def _check_keys(plan: Plan, agent: ModelSpec) -> None:
             api_key(resolve(model))
 
 
-def _bound(plan: Plan, run: str | None, store: Store, agent: ModelSpec, backend: str | None,
-                     histories: HistoryChoice, listener: Listener) -> tuple[str, Prepared]:
+def _bound(plan: Plan, run: str | None, store: Store, agent: ModelSpec, options: SweepOptions,
+           histories: HistoryChoice, listener: Listener) -> tuple[str, Prepared]:
     """The plan as the run it joins (named `run`, else the plan's default name) has it, with
     the histories chosen and what its cells need loaded; bad input raises, nothing is written."""
     instances = choose_instances(plan.suite, plan.dataset, plan.instances, None, None)
@@ -293,9 +298,9 @@ def _bound(plan: Plan, run: str | None, store: Store, agent: ModelSpec, backend:
         instances, store, histories.ids, histories.rule)})
     name = run or plan.default_name()
     merged = bind_run(store, name, plan)
-    if backend:
-        merged = merged.model_copy(update={"backend": backend})
-    return name, prepare(merged, agent, _prompts(merged, listener), store)
+    if options.backend:
+        merged = merged.model_copy(update={"backend": options.backend})
+    return name, prepare(merged, agent, _prompts(merged, options, listener), store)
 
 
 def _todo(store: Store, name: str, prepared: Prepared) -> int:
