@@ -26,7 +26,7 @@ def test_pre_passes_then_is_kept_and_post_fails(tmp_path: Path) -> None:
         assert server.count == 4
         again = run_replay("cell", "--instance", TALLY.instance_id, "--arm", "pre",
                            "--agent-model", agent, "--store", store)
-        assert again.returncode == 0 and "kept from an earlier run" in again.stdout
+        assert again.returncode == 0 and "(kept in the store)" in again.stdout
         assert server.count == 4
     with ScriptedServer(Script(lost_turns(), model="agent")) as server:
         done = run_replay("cell", "--instance", TALLY.instance_id, "--arm", "post",
@@ -45,8 +45,8 @@ def test_the_old_name_runs_the_cell_and_says_it_is_deprecated(tmp_path: Path) ->
     assert done.returncode == 0, done.stdout + done.stderr
     assert "tests pass" in done.stdout and server.count == 4
     assert done.stderr.strip().splitlines() == [
-        "warning: `replay run` is now `replay cell` (a run is a stored sweep); the old name "
-        "goes in the next release"]
+        "warning: `replay run` is now `replay cell` (a run is a sweep kept in the store); the old "
+        "name goes in the next release"]
     commands = [line.split()[0] for line in run_replay("--help").stdout.splitlines()
                 if line.startswith("  ") and line.strip()]
     assert "cell" in commands and "run" not in commands

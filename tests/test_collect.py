@@ -134,8 +134,8 @@ def test_collecting_again_makes_no_model_call_and_cuts_new_boundaries(
     again = collection.collect("steps:2", "steps:3")
     assert again.returncode == 0, again.stdout + again.stderr
     assert collection.server.count == calls
-    assert again.stdout.count("(kept from an earlier run)") == 3
-    assert again.stdout.count("(already stored)") == 3
+    assert again.stdout.count("(kept in the store)") == 3
+    assert again.stdout.count("(already kept)") == 3
     assert len(collection.histories()) == 3 * (len(RULES) + 1)
 
 

@@ -115,7 +115,7 @@ def test_a_continuation_runs_in_a_container_killed_mid_cell_is_error_then_redone
         assert "error" in stdout and "EnvironmentFault" in stdout and "docker container" in stdout
         again = run_replay(*args)
         assert again.returncode == 0, again.stdout + again.stderr
-        assert "tests pass" in again.stdout and "kept from an earlier run" not in again.stdout
+        assert "tests pass" in again.stdout and "(kept in the store)" not in again.stdout
     trace = json.loads(next((tmp_path / "artifacts").rglob("trace.json")).read_text())
     assert any("slept" in str(message.get("content")) for message in trace["messages"])
     assert not _replay_containers()
@@ -147,7 +147,7 @@ def test_clean_removes_what_a_crashed_run_left_and_all_removes_live_runs_too() -
         assert len(left) == 2
         done = run_replay("clean")
         assert done.returncode == 0, done.stdout + done.stderr
-        assert "removed 2 container(s) (kept 1 of runs still going" in done.stdout
+        assert "removed 2 container(s) (kept 1 of engines still going" in done.stdout
         remaining = {container.id for container in _replay_containers()}
         assert kept in remaining and not remaining & left
         done = run_replay("clean", "--all")

@@ -133,7 +133,7 @@ def test_importing_again_executes_nothing_and_stores_nothing_new(
     assert again.returncode == 0, again.stderr
     output = " ".join(again.stdout.split())
     assert output.count("(kept from an earlier import)") == 3
-    assert output.count("(already stored)") == 3 * len(RULES)
+    assert output.count("(already kept)") == 3 * len(RULES)
     assert len(histories(store)) == 4 * len(RULES)
 
 

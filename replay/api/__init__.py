@@ -7,7 +7,7 @@
     collect           Phase A histories from an agent run from the start of each task
     import_histories  Phase A histories from trajectories users already have
     run_cell          one PRE or POST cell on a restored snapshot, graded
-    plan, sweep       a backbone or prompt sweep, stored as a run (`estimate`: its dry run)
+    plan, sweep       a backbone or prompt sweep, kept as a run (`estimate`: its dry run)
     confirm           the three-run confirmation of a run's damaged pairs
     report, export    a run's outcomes, rates and tables; its export files and web view
     retention         recurring-detail retention of a run's summaries (`session_retention`:

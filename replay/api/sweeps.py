@@ -1,4 +1,4 @@
-"""Sweeps: a plan of cells, its dry run, running it as a stored run, and the three-run
+"""Sweeps: a plan of cells, its dry run, running it as a run kept in the store, and the three-run
 confirmation of a run's damaged pairs.
 
 All input is checked against the store read-only first (`Store.peek`); the store is opened to
@@ -176,7 +176,7 @@ def estimate(sweep_plan: Plan, options: SweepOptions, run: str | None = None,
 def sweep(sweep_plan: Plan, options: SweepOptions, run: str | None = None,
           histories: HistoryChoice = NO_CHOICE, listener: Listener = SILENT) -> SweepOutcome:
     """Run (or extend, or resume) the run `run` (default: the plan's own name) from the
-    `histories` chosen; every pending cell is run and stored, validations first."""
+    `histories` chosen; every pending cell is run and kept, validations first."""
     agent = resolve(sweep_plan.agent)
     _check_keys(sweep_plan, agent)  # a missing key is one line before any download or build
     check_executor(options.executor, options.ray_address)

@@ -33,8 +33,8 @@ from replay.commands.options import (
 from replay.core.paths import default_store
 from replay.records.plan import DEFAULT_TEMPERATURE
 
-DEPRECATED = ("warning: `replay run` is now `replay cell` (a run is a stored sweep); the old "
-              "name goes in the next release")
+DEPRECATED = ("warning: `replay run` is now `replay cell` (a run is a sweep kept in the "
+              "store); the old name goes in the next release")
 
 
 def show(ran: api.CellRun, out: Console) -> None:
@@ -56,7 +56,7 @@ def show(ran: api.CellRun, out: Console) -> None:
     say(out, f"  steps {found['steps']}, actions {found['actions']}, exit "
              f"{found['exit_reason']}, edited {', '.join(found['files_edited']) or 'nothing'}")
     if ran.trace is not None:
-        reused = " (kept from an earlier run)" if result.reused else ""
+        reused = " (kept in the store)" if result.reused else ""
         say(out, f"  trace {ran.trace}{reused}")
 
 
@@ -82,10 +82,12 @@ def register(app: typer.Typer) -> None:
         repo_mirror: Mirrors = None, backend: BackendName = "local", base_image: BaseImage = None,
         history: Annotated[str | None, typer.Option(
             callback=one_history_id,
-            help="A stored history's id (or prefix), from `replay collect` or `replay import`; "
+            help="The id (or a prefix) of a history kept in the store by `replay collect` or "
+                 "`replay import`; "
                  "default: the instance's bundled history.")] = None,
         history_rule: Annotated[str | None, typer.Option(
-            help="Pick the stored history cut by this boundary rule, e.g. steps:6.")] = None,
+            help="Pick the history kept in the store that this boundary rule cut, e.g. "
+                 "steps:6.")] = None,
         call_deadline: CallDeadline = None, test_timeout: TestTimeout = None,
     ) -> None:
         """Run one continuation on a restored snapshot and grade it (for debugging one case)."""

@@ -1,4 +1,4 @@
-"""`replay clean`: remove what crashed runs left behind (local cell layers, Docker containers)."""
+"""`replay clean`: remove what crashed engines left behind (local cell layers, containers)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def clean_command(everything: bool, images: bool, console: Console) -> int:
               if everything or not owner_alive(container.labels.get(OWNER, ""))]
     remove_containers(client, [container.id for container in doomed])
     kept = len(found) - len(doomed)
-    note = f" (kept {kept} of runs still going; --all removes them too)" if kept else ""
+    note = f" (kept {kept} of engines still going; --all removes them too)" if kept else ""
     console.print(f"removed {len(doomed)} container(s){note}", highlight=False)
     if images:
         console.print(f"removed {remove_images(client)} image(s)", highlight=False)
@@ -45,10 +45,10 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def clean(
         all_: Annotated[bool, typer.Option(
-            "--all", help="Also remove the containers of replay runs still going.")] = False,
+            "--all", help="Also remove the containers of replay engines still going.")] = False,
         images: Annotated[bool, typer.Option(
             help="Also remove the images replay built (not the base image).")] = False,
     ) -> None:
-        """Remove what crashed runs left behind: local cell layers still mounted, and the Docker
+        """Remove what crashed engines left behind: local cell layers still mounted, and the Docker
         containers (labelled replay=1)."""
         raise typer.Exit(clean_command(all_, images, console))

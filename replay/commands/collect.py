@@ -39,7 +39,7 @@ def _collected_line(result: Collected) -> str:
     if result.trajectory is None:
         return f"error    {result.instance_id}: {result.error}"
     return f"collected {result.instance_id}: {trajectory_summary(result.trajectory)}" + \
-        (" (kept from an earlier run)" if result.reused else "")
+        (" (kept in the store)" if result.reused else "")
 
 
 def trajectory_summary(trajectory: Trajectory) -> str:
@@ -56,7 +56,7 @@ def history_line(history: History, new: bool) -> str:
     return (f"  {boundary['rule']:<14} history {history.content_id()[:12]}  "
             f"{history.instance_id} step {boundary['step']}/{boundary['steps_total']}, "
             f"{about}{boundary['tokens']} tokens, snapshot {history.snapshot.fingerprint[:12]}"
-            f"{'' if new else ' (already stored)'}")
+            f"{'' if new else ' (already kept)'}")
 
 
 def register(app: typer.Typer) -> None:

@@ -117,12 +117,12 @@ CallDeadline = Annotated[float | None, typer.Option(
          "error, run again next time (default: the model's `deadline`, else 900).")]
 HistoryIds = Annotated[list[str] | None, typer.Option(
     "--history", callback=history_ids,
-    help="A history's id or a prefix of it (repeatable): the one its instance "
-                      "continues from, bundled or stored (`replay collect`, `replay import`); "
-                      "default: the instance's bundled history, else its one stored history.")]
+    help="A history's id or a prefix of it (repeatable): the one its instance continues "
+         "from, bundled or kept in the store (`replay collect`, `replay import`); default: "
+         "the instance's bundled history, else its one history kept in the store.")]
 HistoryRule = Annotated[str | None, typer.Option(
-    "--history-rule", help="For the instances no --history names: their stored history cut by "
-                           "this boundary rule, e.g. steps:6 or before-edit.")]
+    "--history-rule", help="For the instances no --history names: their history kept in the "
+                           "store cut by this boundary rule, e.g. steps:6 or before-edit.")]
 TestTimeout = Annotated[float | None, typer.Option(
     "--test-timeout", min=1, metavar="SECONDS",
     help="Seconds an instance's tests may run; then the run is killed and marked timed out "

@@ -1,6 +1,6 @@
 """Leases: an environment slot's working tree belongs to one process at a time.
 
-Two engine processes (two `replay run`, two sweeps on one REPLAY_HOME) that used one tree at once
+Two engine processes (two `replay cell`, two sweeps on one REPLAY_HOME) that used one tree at once
 graded each other's edits: one restored its snapshot while the other ran its tests. So a backend
 hands a slot out only under a lease: an exclusive `flock` on the slot's lock file
 (`<slot folder>.lease`, beside the tree so that rebuilding the tree never removes it), taken

@@ -21,7 +21,7 @@ from typing import Any
 
 from replay.records.grade import Grade
 
-# Before the tests were ever timed (validation itself; `replay run`, collect and import on an
+# Before the tests were ever timed (validation itself; `replay cell`, collect and import on an
 # instance not validated on the backend) the only bound is this one, SWE-bench's own 30 minutes.
 DEFAULT_TEST_TIMEOUT = 1800.0
 
