@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from replay.commands.models import models_command, models_table
+from replay.api import models as models_table
+from replay.commands.models import models_command
 from replay.core.errors import InputError
 from replay.models.registry import load_registry, parse_adhoc, resolve
 

@@ -14,6 +14,10 @@
                       of real sessions' compactions)
     probe             fact probes of a run's (or a selection's) summaries (`probe_plan`: the
                       dry run)
+    release_layers, remove_containers   what crashed engines left behind (`clean`)
+    models, check_model                 the model aliases; a check of one model
+    check_recipes, recipe               the recipes' coverage of a dataset; one recipe
+    view_server                         the web view of a run, ready to serve
 
 Functions take typed parameters and return the engine's records; none prints. What a person
 would want to see while one works goes to a `Listener` (`SILENT` unless one is given): the
@@ -56,6 +60,18 @@ from replay.api.sweeps import (
     summarizers,
     sweep,
 )
+from replay.api.upkeep import (
+    Coverage,
+    ModelRow,
+    Removed,
+    check_model,
+    check_recipes,
+    models,
+    recipe,
+    release_layers,
+    remove_containers,
+    view_server,
+)
 from replay.records.cell import CellId, CellResult
 from replay.records.plan import Plan
 
@@ -66,5 +82,6 @@ __all__ = [
     "SweepOutcome", "boundaries", "collect", "confirm", "estimate", "export",
     "import_histories", "instances", "plan", "probe", "probe_plan", "prompt", "report",
     "retention", "run_cell", "session_retention", "summarizers", "sweep", "sync_prompts",
-    "validate",
+    "validate", "Coverage", "ModelRow", "Removed", "check_model", "check_recipes", "models",
+    "recipe", "release_layers", "remove_containers", "view_server",
 ]

@@ -7,35 +7,21 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from replay import api
 from replay.commands.options import console
 
 
 def clean_command(everything: bool, images: bool, console: Console) -> int:
     """Unmount the local cell layers of slots nobody holds, then remove replay's containers whose
     process is gone (all of them with `everything`)."""
-    from replay.environments.layers import release_stale_layers
-
-    console.print(f"unmounted {release_stale_layers()} local cell layer(s) of engines now gone",
+    console.print(f"unmounted {api.release_layers()} local cell layer(s) of engines now gone",
                   highlight=False)
-    from replay.environments.docker_engine import (
-        OWNER,
-        connect,
-        owner_alive,
-        remove_containers,
-        replay_containers,
-    )
-    from replay.environments.docker_images import remove_images
-
-    client = connect()
-    found = replay_containers(client)
-    doomed = [container for container in found
-              if everything or not owner_alive(container.labels.get(OWNER, ""))]
-    remove_containers(client, [container.id for container in doomed])
-    kept = len(found) - len(doomed)
-    note = f" (kept {kept} of engines still going; --all removes them too)" if kept else ""
-    console.print(f"removed {len(doomed)} container(s){note}", highlight=False)
+    removed = api.remove_containers(everything, images)
+    note = (f" (kept {removed.kept} of engines still going; --all removes them too)"
+            if removed.kept else "")
+    console.print(f"removed {removed.containers} container(s){note}", highlight=False)
     if images:
-        console.print(f"removed {remove_images(client)} image(s)", highlight=False)
+        console.print(f"removed {removed.images} image(s)", highlight=False)
     return 0
 
 

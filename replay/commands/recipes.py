@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from replay import api
 from replay.commands.options import Mirrors, StorePath, console, say
 from replay.core.paths import default_store
-from replay.instances.records import Instance, load_dataset, select
 
 if TYPE_CHECKING:
     from replay.judge.coverage import RowCheck
@@ -28,12 +28,7 @@ DatasetOption = Annotated[str, typer.Option(
 def recipes_check(dataset: str, repos: list[str], k: int, mirrors: Path | None, store: Path,
                   jobs: int, table: Path | None, console: Console) -> int:
     """Check K rows per repository and version, a line per row, then the coverage table (also
-    written to `table` when given), which counts the rows of earlier checks kept in the store
-    with the same recipe too. 0 when no row met a harness fault, else 1."""
-    from replay.judge.coverage import check_recipes, coverage_table, kept_outcomes, sample
-
-    rows = load_dataset(dataset)
-    chosen = sample(rows, repos, k)
+    written to `table` when given). 0 when no row met a harness fault, else 1."""
     lock = threading.Lock()
 
     def done(outcome: RowCheck) -> None:
@@ -43,28 +38,20 @@ def recipes_check(dataset: str, repos: list[str], k: int, mirrors: Path | None, 
         with lock:
             say(console, line, STYLES.get(outcome.status))
 
-    say(console, f"checking {len(chosen)} row(s): {k} per repository and version")
-    outcomes = check_recipes(chosen, mirrors, store, jobs, done)
-    mine = [row for row in rows if not repos or row.repo in repos]
-    checked = {outcome.instance_id for outcome in outcomes}
-    earlier = kept_outcomes([row for row in mine if row.instance_id not in checked], store,
-                            mirrors)
-    text = coverage_table(mine, outcomes + earlier)
+    coverage = api.check_recipes(dataset, repos, k, store, mirrors, jobs, done,
+                                 lambda line: say(console, line))
     say(console, "")
-    say(console, text)
+    say(console, coverage.table)
     if table is not None:
-        table.write_text(text + "\n", encoding="utf-8")
-    return 1 if any(outcome.status == "error" for outcome in outcomes) else 0
+        table.write_text(coverage.table + "\n", encoding="utf-8")
+    return coverage.code
 
 
 def recipes_show(dataset: str, instance_id: str, mirrors: Path | None, console: Console) -> int:
     """Print an instance's recipe (JSON) and the spec lines that are not run here."""
-    from replay.environments.recipes import derive_recipe
-
-    instance: Instance = select(load_dataset(dataset), ids=[instance_id])[0]
-    recipe, derived = derive_recipe(instance, mirrors=mirrors)
+    recipe, dropped = api.recipe(dataset, instance_id, mirrors)
     say(console, json.dumps(recipe.model_dump(), indent=2))
-    for line in derived.dropped if derived else []:
+    for line in dropped:
         say(console, f"not run here: {line}")
     return 0
 

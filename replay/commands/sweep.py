@@ -155,6 +155,10 @@ def register(app: typer.Typer) -> None:
                                       not (instance or filter_ or slice_))
         raise typer.Exit(sweep_command(plan, run, options, dry_run, fit))
 
+    _register_prompt(app)
+
+
+def _register_prompt(app: typer.Typer) -> None:
     @app.command("prompt")
     def prompt_sweep(
         agent_model: AgentModel,

@@ -8,25 +8,17 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from replay.api.results import existing_store
+from replay import api
 from replay.commands.options import StorePath, console, say
-from replay.core.errors import InputError
 from replay.core.paths import default_store
 
 
 def view_command(run: str | None, store_path: Path, host: str, port: int, out: Console) -> int:
     """Serve the pages of run `run` (the latest when None) until interrupted."""
-    from replay.report.web.data import run_name
-    from replay.report.web.server import ViewServer
-
-    path = existing_store(store_path)
-    name = run_name(path, run)  # no run, or not this one: one line and exit 2, before serving
-    try:
-        server = ViewServer(path, name, host, port)
-    except OSError as exc:
-        raise InputError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+    server = api.view_server(store_path, run, host, port)  # bad input: one line, exit 2
     with server:
-        say(out, f"serving run {name} of {path} at {server.url} (Ctrl-C stops)")
+        say(out, f"serving run {server.run} of {server.store_path} at {server.url} "
+                 "(Ctrl-C stops)")
         if not server.loopback:
             say(out, f"warning: {host} is reachable from other machines, and the pages show "
                      "every prompt, trace and test log of the run", style="yellow")
