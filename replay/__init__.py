@@ -16,12 +16,26 @@ The packages follow the protocol in the order data flows; each imports only from
     agent/                 4. the continuation agent: its step loop and tools
     judge/                 5. running and grading an instance's tests; validation (step 2);
                               the recipes' coverage check
-    histories/             6. Phase A histories: boundaries, trajectories, collect, import
+    histories/             6. Phase A histories: boundaries, trajectories, collect, import, and
+                              which one each instance of a run continues from (planned)
     compaction/            7. prompt sources, summarizers, carriers, mechanical baselines,
                               fusion of a summary with judged evidence
     sweep/                 8. plans of cells, the cell pipeline (continuation + grading), labels,
                               execution on workers or Ray, confirmation (step 8), progress
     measures/              9. retention scores and fact probes over stored artifacts
     report/               10. tables, exports and the heatmap of a run; the web view (`web/`)
-    commands/, cli         the `replay` command: parse, call one stage function, print
+    api/                   the public Python API: every job of the command as a function with
+                              typed parameters and records (validate, collect, import, one
+                              cell, sweep, confirm, report, retention, probe, upkeep), saying
+                              what it does to a Listener; `blocks` names the building blocks
+                              benchmarks use. `scripts/` import the engine only through it
+    commands/, cli         the `replay` command: parse, call `replay.api`, print
+
+How a sweep runs, in the words of the code: a `Plan` (records) is what a run is (its instances,
+summarizers and the frame every cell shares), kept in the store; `api.SweepOptions` is how one
+invocation runs it (store, workers, backend, limits), never kept; a `Prepared` plan has what its
+cells need loaded (instances, histories, models, prompts); its `Settings` are what every cell
+of the run shares (agent, carrier, steps, temperature); a `Setup` is what each worker needs
+(those settings, the backend, the store, the call gates); `AgentConfig` is one continuation
+loop's limits, made from the settings.
 """

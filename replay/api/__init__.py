@@ -26,7 +26,7 @@ command line's prints it. Bad input raises `InputError`, a fault that stops ever
 """
 
 from replay.api.cells import CellOptions, CellRun, run_cell
-from replay.api.listen import SILENT, Listener, Silent
+from replay.api.listen import SILENT, Listener, Progress, Silent
 from replay.api.prepare import (
     Collection,
     Imports,
@@ -78,7 +78,7 @@ from replay.records.plan import Plan
 __all__ = [
     "NO_CHOICE", "SILENT", "CellId", "CellOptions", "CellResult", "CellRun", "Collection",
     "Confirmation", "Exported", "HistoryChoice", "Imports", "Listener", "Plan", "ProbeOptions",
-    "Probed", "RunRetention", "Selection", "Silent", "SweepEstimate", "SweepOptions",
+    "Probed", "Progress", "RunRetention", "Selection", "Silent", "SweepEstimate", "SweepOptions",
     "SweepOutcome", "boundaries", "collect", "confirm", "estimate", "export",
     "import_histories", "instances", "plan", "probe", "probe_plan", "prompt", "report",
     "retention", "run_cell", "session_retention", "summarizers", "sweep", "sync_prompts",

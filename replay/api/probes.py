@@ -22,13 +22,14 @@ from replay.measures.probes.answering import (
     Answer,
     Clients,
     Context,
+    Inputs,
     answer_all,
     build_contexts,
 )
 from replay.measures.probes.arms import Planned, study_arms
 from replay.measures.probes.arms import plan as plan_answers
 from replay.measures.probes.files import bundled_probes, read_probe_paths
-from replay.measures.probes.inputs import load_inputs
+from replay.measures.probes.inputs import load_probes
 from replay.measures.probes.scores import Row, history_scores, rows
 from replay.models.cache import CallCache
 from replay.models.registry import resolve
@@ -156,7 +157,9 @@ def probe(options: ProbeOptions, run: str | None = None, selection: Selection = 
                        else _selection_plan(selection, answering))
         sources = Path(found.prompt_sources) if found.prompt_sources else None
         prepared = prepare(found, answering, lambda n: prompt(n, sources, listener), store)
-        inputs, skipped = load_inputs(prepared, given)
+        probes, skipped = load_probes(prepared.instances, prepared.histories, given)
+        inputs = Inputs(prepared.plan.summarizers, prepared.settings.carrier,
+                        prepared.histories, probes, prepared.task)
         with CallCache(path) as cache:
             clients = Clients(cache, options.call_deadline)
             try:

@@ -19,6 +19,7 @@ from replay.compaction.sources import PromptText
 from replay.compaction.summarize import parse_summarizer
 from replay.core.errors import InputError
 from replay.histories.boundaries import parse_rule
+from replay.histories.planned import choose_histories
 from replay.instances.selection import choose_instances
 from replay.measures.statistics import power_line
 from replay.models.cache import CallCache
@@ -35,7 +36,6 @@ from replay.sweep.confirm import confirm_pairs, fixed_samples
 from replay.sweep.continuation import model_id
 from replay.sweep.executors import check_executor, make_executor
 from replay.sweep.fit import context_warnings, fitting
-from replay.sweep.histories import choose_histories
 from replay.sweep.plan import (
     bind_run,
     check_timeout,
@@ -77,7 +77,7 @@ class SweepOptions:
 
 @dataclass(frozen=True)
 class HistoryChoice:
-    """`--history` ids (or prefixes) and `--history-rule` (see `replay.sweep.histories`), and
+    """`--history` ids (or prefixes) and `--history-rule` (see `replay.histories.planned`), and
     whether instances whose history does not fit the agent's context are left out (the default
     job: no instance named)."""
 

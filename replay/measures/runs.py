@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.core.errors import InputError
+from replay.histories.planned import history_of
 from replay.histories.trajectories import load_trajectory
 from replay.instances.selection import choose_instances
 from replay.measures.details import Details, Reading, find_details, serialize
@@ -45,7 +46,6 @@ from replay.records.summary import Summary
 from replay.store import Store, scores
 from replay.store.artifacts import CONTINUATIONS, TRACE
 from replay.store.scores import ScoreRow
-from replay.sweep.histories import history_of
 from replay.sweep.plan import load_cells, require_run
 from replay.sweep.summaries import kept_summary
 

@@ -23,7 +23,7 @@ class PlannedHistory(BaseModel):
     """The Phase A history one instance of a run continues from, as the run chose it: its
     content id, its boundary rule, its agent's dialect and model, where it came from (`source`,
     `provenance`), and whether it is the one bundled with the instance (see
-    `replay.sweep.histories`). The dialect is kept under its old name `protocol`."""
+    `replay.histories.planned`). The dialect is kept under its old name `protocol`."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", serialize_by_alias=True,
                               validate_by_name=True)

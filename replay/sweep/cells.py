@@ -37,6 +37,7 @@ from replay.core.errors import HarnessError, InputError
 from replay.core.paths import TESTBED
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
+from replay.histories.planned import with_histories
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
 from replay.judge.grading import patch_files
@@ -59,7 +60,6 @@ from replay.records.summary import Summary
 from replay.store import Store
 from replay.store.artifacts import CONTINUATIONS, TRACE
 from replay.sweep.continuation import continuation_key, continue_and_grade, model_id
-from replay.sweep.histories import with_histories
 from replay.sweep.summaries import (
     keep_summary,
     kept_refusal,

@@ -35,7 +35,7 @@ from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec
 from replay.records.cell import CellId
 from replay.records.history import History
 from replay.store import Store
-from replay.sweep.cells import CellTask, Prepared, make_summary
+from replay.sweep.cells import CellTask, make_summary
 
 FULL = "full"
 PROBE_INTRO = "Answer from what this conversation shows, without calling any tool."
@@ -43,25 +43,29 @@ PROBE_INTRO = "Answer from what this conversation shows, without calling any too
 
 @dataclass(frozen=True)
 class Inputs:
-    """What a probe run needs: the prepared cells of a run (histories, models, prompts, the
-    carrier) and the probes of the histories that have some."""
+    """What a probe run needs, as the api hands it over from the run's prepared cells: the
+    summarizers to probe, the carrier, every history, the probes of the histories that have
+    some, and the task of a POST cell exactly as the sweep has it (`cell_task`)."""
 
-    prepared: Prepared
+    summarizers: tuple[str, ...]
+    carrier: str
+    every_history: dict[str, History]
     probes: dict[str, ProbeSet]
+    cell_task: Callable[[CellId], CellTask]
 
     @property
     def methods(self) -> list[str]:
         """Full first, then the run's summarizers."""
-        return [FULL, *self.prepared.plan.summarizers]
+        return [FULL, *self.summarizers]
 
     @property
     def histories(self) -> dict[str, History]:
         """The histories that have probes."""
-        return {iid: self.prepared.histories[iid] for iid in self.probes}
+        return {iid: self.every_history[iid] for iid in self.probes}
 
     def task(self, instance_id: str, method: str, generation: int) -> CellTask:
         """The POST cell whose summary is this method's context, exactly as the sweep has it."""
-        return self.prepared.task(CellId(instance_id, "post", method, generation))
+        return self.cell_task(CellId(instance_id, "post", method, generation))
 
 
 @dataclass
@@ -157,7 +161,7 @@ def _summary_context(inputs: Inputs, store: Store, clients: Callable[[ModelSpec]
     context.details = summary.details
     context.messages = post_messages(summary, task.history.messages,
                                      task.instance.problem_statement, TESTBED,
-                                     inputs.prepared.settings.carrier,
+                                     inputs.carrier,
                                      task.prompt)
     return context
 
