@@ -22,7 +22,7 @@
 Functions take typed parameters and return the engine's records; none prints. What a person
 would want to see while one works goes to a `Listener` (`SILENT` unless one is given): the
 command line's prints it. Bad input raises `InputError`, a fault that stops every call `Halt`
-(both in `replay.errors`).
+(both in `replay.core.errors`).
 """
 
 from replay.api.cells import CellOptions, CellRun, run_cell
@@ -77,11 +77,11 @@ from replay.records.plan import Plan
 
 __all__ = [
     "NO_CHOICE", "SILENT", "CellId", "CellOptions", "CellResult", "CellRun", "Collection",
-    "Confirmation", "Exported", "HistoryChoice", "Imports", "Listener", "Plan", "ProbeOptions",
-    "Probed", "Progress", "RunRetention", "Selection", "Silent", "SweepEstimate", "SweepOptions",
-    "SweepOutcome", "boundaries", "collect", "confirm", "estimate", "export",
-    "import_histories", "instances", "plan", "probe", "probe_plan", "prompt", "report",
+    "Confirmation", "Coverage", "Exported", "HistoryChoice", "Imports", "Listener", "ModelRow",
+    "Plan", "ProbeOptions", "Probed", "Progress", "Removed", "RunRetention", "Selection", "Silent",
+    "SweepEstimate", "SweepOptions", "SweepOutcome", "boundaries", "check_model", "check_recipes",
+    "collect", "confirm", "estimate", "export", "import_histories", "instances", "models", "plan",
+    "probe", "probe_plan", "prompt", "recipe", "release_layers", "remove_containers", "report",
     "retention", "run_cell", "session_retention", "summarizers", "sweep", "sync_prompts",
-    "validate", "Coverage", "ModelRow", "Removed", "check_model", "check_recipes", "models",
-    "recipe", "release_layers", "remove_containers", "view_server",
+    "validate", "view_server",
 ]
