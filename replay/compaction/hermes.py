@@ -43,7 +43,6 @@ from replay.compaction.sources import PromptText
 from replay.core.errors import HarnessError, InputError
 from replay.models.types import Message
 
-SETTINGS = ("hermes", "hermes-h")
 CARRIER = "Summary:"
 FIRST_PROMPT = "Create a structured checkpoint summary"
 FOCUS_PROMPT = "FOCUS TOPIC"
@@ -78,11 +77,7 @@ class Setting:
 
 NATIVE = Setting("hermes")
 STUDY = Setting("hermes-h", floor=64, ceiling=256, word_share=0.35, attempts=3)
-
-
-def setting(name: str) -> Setting:
-    """The setting a prompt name selects (`hermes` or `hermes-h`)."""
-    return STUDY if name == "hermes-h" else NATIVE
+SETTINGS = (NATIVE.name, STUDY.name)  # the summarizer prompt names of the two settings
 
 
 def tokens(text: str) -> int:
