@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from replay.compaction.anchors import (
@@ -202,18 +203,15 @@ def _without_tool_lines(text: str) -> str:
     return " ".join([*pieces, text[last:]])
 
 
-def _token_details(tokens: Iterable[str],
+def _token_details(tokens: Collection[str],
                    read: dict[str, list[tuple[str, str]]]) -> list[tuple[str, str]]:
     """(kind, value) of every detail inside the distinct tokens, in the tokens' order. A token
     in `read` is not read again; single names are judged directly; the other tokens are joined,
     one string per set of kinds they can hold, and each string is read in one pass of that
-    set's pattern. Every token read is added to `read`."""
-    hits: list[tuple[int, str, str]] = []
-    routes: dict[int, tuple[list[str], list[int], list[int]]] = {}
-    for index, token in enumerate(tokens):
-        known = read.get(token)
-        if known is not None:
-            hits.extend((index, kind, value) for kind, value in known)
+    set's pattern. Every token read is added to `read`, with its pairs in order of sight."""
+    routes: dict[int, tuple[list[str], list[int]]] = {}
+    for token in tokens:
+        if token in read:
             continue
         read[token] = known = []
         core = token.strip(_EDGES)
@@ -222,23 +220,19 @@ def _token_details(tokens: Iterable[str],
             continue  # a plain word or a bare count holds no detail
         quick = _single_name(token, core)
         if quick:
-            hits.append((index, "identifier", quick))
             known.append(("identifier", quick))
         elif quick is None:
             kinds = _kinds_for(token)
             if kinds not in routes:
-                routes[kinds] = ([], [], [])
-            pieces, starts, owners = routes[kinds]
+                routes[kinds] = ([], [])
+            pieces, starts = routes[kinds]
             starts.append(starts[-1] + len(pieces[-1]) + 1 if pieces else 0)
             pieces.append(token)
-            owners.append(index)
-    for route, (pieces, starts, owners) in routes.items():
+    for route, (pieces, starts) in routes.items():
         for match in _route_pattern(route).finditer("\n".join(pieces)):
-            at = bisect.bisect_right(starts, match.start()) - 1
-            hits.append((owners[at], match.lastgroup or "", match.group()))
-            read[pieces[at]].append((match.lastgroup or "", match.group()))
-    hits.sort(key=lambda hit: hit[0])
-    return list(dict.fromkeys([(kind, value) for _, kind, value in hits]))
+            owner = pieces[bisect.bisect_right(starts, match.start()) - 1]
+            read[owner].append((match.lastgroup or "", match.group()))
+    return list(dict.fromkeys(itertools.chain.from_iterable(map(read.__getitem__, tokens))))
 
 
 def _kinds_for(token: str) -> int:

@@ -41,7 +41,6 @@ _GLUED_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:%|[A-Za-z]+)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _EDGES = ".,;:!?'\"`()[]{}<>"
 _PATH_RUN = re.compile(r"[\w.~@+/-]+")
-_WORD_RUN = re.compile(r"[A-Za-z0-9_]+")  # the characters of `_WORD`
 _MARKS = ("://", "::", "/")
 _DOTTED_AFTER = frozenset(("path", "host", "version"))  # `x.py` is not in `x.py.bak`
 
@@ -77,8 +76,7 @@ class Occurrences:
 
     A value without whitespace can only lie inside one whitespace-separated token, so it is
     looked for among the distinct tokens (a value holding `://`, `::` or `/` only among the
-    tokens that hold it too; a name of word characters alone among their runs of word
-    characters, a set). A number with its unit is looked for among the text's own numbers
+    tokens that hold it too). A number with its unit is looked for among the text's own numbers
     with units, whole: `16 passed` is not found in `116 passed`, nor `38ms` in `738ms`.
     """
 
@@ -89,7 +87,6 @@ class Occurrences:
         self._counted: set[str] | None = None
         self._cores: set[str] | None = None
         self._paths: set[str] | None = None
-        self._words: set[str] | None = None
         self._marked: dict[str, str] = {}
 
     def __contains__(self, value: str) -> bool:
@@ -108,21 +105,12 @@ class Occurrences:
             if kind == "path" and "/" in value[:-1] and not value.endswith("/"):
                 return value in self._path_runs()  # a folder (`src/`) may open a longer path
             marker = next((mark for mark in _MARKS if mark in value), "")
-            if not marker and kind not in BOUNDS and _WORD_RUN.fullmatch(value):
-                return value in self._word_runs()
             return find_whole(self._with(marker) if marker else self.joined, value, kind)
         if len(parts) == 2 and _NUMBER.fullmatch(parts[0]):
             if self._counted is None:
                 self._counted = set(counted_numbers(self.text))
             return value in self._counted
         return find_whole(self.text, value, kind)
-
-    def _word_runs(self) -> set[str]:
-        """The runs of word characters of the text: a value of word characters alone, of a
-        type with no joining characters, is a whole token exactly when it is one of them."""
-        if self._words is None:
-            self._words = set(_WORD_RUN.findall(self.joined))
-        return self._words
 
     def _path_runs(self) -> set[str]:
         """The runs of path characters of the tokens holding a slash, without final dots: a path
