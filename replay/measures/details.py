@@ -336,8 +336,17 @@ def _find_errors(found: Details, text: str) -> None:
         found.add("error_type", error.group())
         if match.group(2):
             found.add("error_message", _cap(f"{error.group()}: {match.group(2).rstrip()}"))
-    for match in _PYTEST_E.finditer(text):
-        found.add("error_message", _cap(match.group(1).rstrip()))
+    start = 0 if text.startswith("E  ") else _line_start(text.find("\nE  "))
+    while start >= 0:  # each line opening with `E  `, found with `str.find`
+        match = _PYTEST_E.match(text, start)
+        if match:
+            found.add("error_message", _cap(match.group(1).rstrip()))
+        start = _line_start(text.find("\nE  ", start))
+
+
+def _line_start(newline: int) -> int:
+    """Where a line starts after a newline found at `newline` (-1: none found)."""
+    return newline + 1 if newline >= 0 else -1
 
 
 def _error_ends(text: str) -> list[re.Match[str]]:
