@@ -21,8 +21,8 @@ Types (`KINDS`):
 - `identifier` snake_case, camelCase, dotted.names, a called `name(`
 
 Secrets (API keys and tokens of known formats, private keys, the value after `password=` or
-`API_KEY:`) are found too and set apart: a compactor is right to redact them, so a reference
-never holds one.
+`API_KEY:`: `replay.measures.secrets`) are found too and set apart: a compactor is right to
+redact them, so a reference never holds one.
 
 Values of a kind come in order of first sight, except numbers: those written with a unit word
 come first, then those glued to their unit. What spans tokens or starts a line (errors, `$`
@@ -52,6 +52,7 @@ from replay.compaction.anchors import (
 )
 from replay.compaction.transcript import call_arguments, message_text, tool_calls
 from replay.measures.noise import noise_rule, strip_harness
+from replay.measures.secrets import TRAILING, find_secrets
 from replay.models.types import Message
 
 KINDS = ("path", "test_id", "url", "host", "error_type", "error_message", "command", "version",
@@ -62,19 +63,6 @@ TITLES = {"path": "paths", "test_id": "test ids", "url": "URLs", "host": "hosts 
           "identifier": "identifiers"}
 VALUE_CAP = 200  # error messages and commands longer than this keep their first 200 characters
 
-_SECRET = re.compile(
-    r"sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{20,}"
-    r"|AKIA[0-9A-Z]{16}|xox[abposr]-[\w-]{10,}|AIza[\w-]{30,}|Bearer ([\w.~+/-]{16,}=*)"
-    r"|eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}|-----BEGIN [A-Z ]*PRIVATE KEY-----"
-)
-# The value after a key that names a secret (not a code expression or a shell variable).
-_KEYED = re.compile(
-    r"(?:password|passwd|secret|token|api[_-]?key|access[_-]?key)[\"']?[ \t]*[:=][ \t]*[\"']?"
-    r"([^\s\"',;(){}$<>]{8,})", re.IGNORECASE
-)
-_SECRET_PREFIXES = ("sk-", "gh", "github_pat_", "AKIA", "xox", "AIza", "Bearer ", "eyJ",
-                    "-----BEGIN ")
-_SECRET_KEYS = (b"password", b"passwd", b"secret", b"token", b"api", b"access")
 _HOST = (
     r"\[[0-9a-fA-F:]+\]:\d{1,5}"
     r"|(?<![\w.@-])(?:localhost|(?:\d{1,3}\.){3}\d{1,3}"
@@ -115,7 +103,6 @@ _KEYWORDS = frozenset({"if", "for", "while", "return", "and", "or", "not", "in",
                        "with", "elif", "else", "lambda", "yield", "assert", "raise", "import",
                        "from", "as", "function", "new", "typeof", "switch", "catch", "def"})
 _EDGES = ".,;:!?'\"`()[]{}<>"
-_TRAILING = ".,;:!?'\")]}"
 _WORD_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_."
 _HEX_WORD = re.compile(r"[0-9a-f]{7,64}")
 _DIGIT = re.compile(r"\d")
@@ -178,7 +165,7 @@ def find_details(text: str, reading: Reading | None = None) -> Details:
     what its other texts showed: they share most tokens, and each is then read once."""
     text = _without_tool_lines(text)
     found = Details(reading=reading or Reading())
-    _find_secrets(found, text)
+    found.secrets = find_secrets(text)
     _find_errors(found, text)
     for command in _commands(text):
         found.add("command", command)
@@ -269,28 +256,6 @@ def _single_name(token: str, core: str) -> str | None:
     return ""
 
 
-def _find_secrets(found: Details, text: str) -> None:
-    """Tokens of known formats, and the value after a key that names a secret: each prefix and
-    key word (in any case) is found with `str.find`, then its pattern is tried."""
-    for prefix in _SECRET_PREFIXES:
-        start = text.find(prefix)
-        while start >= 0:
-            match = _SECRET.match(text, start)
-            if match:
-                found.secrets.add(match.group(1) or match.group())
-            start = text.find(prefix, start + 1)
-    # One character a byte (`?` for any other than ASCII): positions stay; key words in any case
-    lowered = text.encode("ascii", "replace").lower()
-    for word in _SECRET_KEYS:
-        start = lowered.find(word)
-        while start >= 0:
-            window = text[start:start + 28]
-            match = _KEYED.match(text, start) if "=" in window or ":" in window else None
-            if match:
-                found.secrets.add(match.group(1).rstrip(_TRAILING))
-            start = lowered.find(word, start + 1)
-
-
 def _commands(text: str) -> list[str]:
     """The `$ command` lines of a text, found with `str.find`."""
     commands = []
@@ -375,11 +340,11 @@ def _dispatch(found: Details, kind: str, value: str) -> None:
                 value.endswith(_ERROR_ENDS) and _ERROR_TYPE.fullmatch(value)):
             found.add("identifier", value)
     elif kind == "url":
-        found.add("url", value.rstrip(_TRAILING))  # its host is part of it, not a second detail
+        found.add("url", value.rstrip(TRAILING))  # its host is part of it, not a second detail
     elif kind == "path":
-        _add_path(found, value.rstrip(_TRAILING))
+        _add_path(found, value.rstrip(TRAILING))
     elif kind == "test_id":
-        found.add(kind, _balanced(value.rstrip(_TRAILING.replace("]", ""))))
+        found.add(kind, _balanced(value.rstrip(TRAILING.replace("]", ""))))
     else:
         found.add(kind, value)
 
@@ -387,7 +352,7 @@ def _dispatch(found: Details, kind: str, value: str) -> None:
 def _balanced(value: str) -> str:
     """A test id without the `]` closing something outside it (`[id]`), keeping `test[1]`."""
     while value.endswith("]") and value.count("]") > value.count("["):
-        value = value[:-1].rstrip(_TRAILING.replace("]", ""))
+        value = value[:-1].rstrip(TRAILING.replace("]", ""))
     return value
 
 
