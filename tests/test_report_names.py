@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from replay.compaction.summarize import parse_summarizers
 from replay.models.registry import parse_adhoc
 from replay.report.names import display_names, legend_lines, model_names
 
@@ -40,7 +41,7 @@ def test_adhoc_models_are_told_apart_by_the_settings_that_differ() -> None:
 def test_a_backbone_sweep_of_adhoc_models_is_headed_by_model_names_with_a_legend() -> None:
     first, second = f"{QWEN}?temperature=0.7", "anthropic:claude-x#KEY"
     summarizers = [f"{first}:claude-code", f"{second}:claude-code", "anchor_index"]
-    names, shared = display_names(summarizers, "backbone")
+    names, shared = display_names(parse_summarizers(summarizers), "backbone")
     assert names == {summarizers[0]: "Qwen2.5-7B", summarizers[1]: "claude-x",
                      "anchor_index": "anchor_index"}
     assert shared == "prompt claude-code"
@@ -51,7 +52,7 @@ def test_a_backbone_sweep_of_adhoc_models_is_headed_by_model_names_with_a_legend
 def test_a_prompt_sweep_is_headed_by_prompts_and_fused_names_are_shortened() -> None:
     model = f"{QWEN}?label=qwen"
     summarizers = [f"{model}:codex", f"{model}:kimi-code", f"{model}:codex+top:3@{model}"]
-    names, shared = display_names(summarizers, "prompt")
+    names, shared = display_names(parse_summarizers(summarizers), "prompt")
     assert names == {summarizers[0]: "codex", summarizers[1]: "kimi-code",
                      summarizers[2]: "qwen:codex+top:3@qwen"}
     assert shared == "model qwen"
@@ -59,5 +60,5 @@ def test_a_prompt_sweep_is_headed_by_prompts_and_fused_names_are_shortened() -> 
 
 def test_one_label_on_two_models_gets_the_settings_that_differ() -> None:
     same = [f"{QWEN}?label=x:codex", f"{QWEN}?label=x&temperature=0:codex"]
-    assert display_names(same, "backbone") == (
+    assert display_names(parse_summarizers(same), "backbone") == (
         {same[0]: "x temperature=-", same[1]: "x temperature=0.0"}, "prompt codex")

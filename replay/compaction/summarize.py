@@ -16,6 +16,7 @@ whatever tool_choice the model's spec sets for the agent. Each request asks for 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,6 +98,11 @@ def parse_summarizer(text: str) -> SummarizerName:
                          f"{', '.join(agents.names())}, or anchor_index, observation-masking, "
                          "tail:N")
     return SummarizerName(text, backbone=backbone, prompt=prompt)
+
+
+def parse_summarizers(texts: Iterable[str]) -> dict[str, SummarizerName]:
+    """Summarizer names (a run's, a command line's) parsed once each, by their text, in order."""
+    return {text: parse_summarizer(text) for text in texts}
 
 
 def _parse_fused(text: str, match: re.Match[str]) -> SummarizerName:

@@ -9,10 +9,10 @@ backbone sweep's by their model, the shared part said once; the legend gives eve
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
-from replay.compaction.summarize import SummarizerName, parse_summarizer
+from replay.compaction.summarize import SummarizerName
 from replay.core.errors import InputError
 from replay.models.registry import resolve
 from replay.models.types import ModelSpec
@@ -76,13 +76,14 @@ def _short(name: SummarizerName, models: dict[str, str]) -> str:
     return f"{models.get(name.backbone, name.backbone)}:{name.prompt}"
 
 
-def display_names(summarizers: Sequence[str], kind: str) -> tuple[dict[str, str], str]:
+def display_names(names: Mapping[str, SummarizerName],
+                  kind: str) -> tuple[dict[str, str], str]:
     """summarizer -> its column name, and what the columns share (`model X`, `prompt P` or "").
 
-    A prompt sweep with one model is headed by prompts, a sweep with one prompt by models;
-    baselines and fused summarizers keep their own (shortened) names.
+    `names` are the summarizers, parsed (`parse_summarizers`). A prompt sweep with one model is
+    headed by prompts, a sweep with one prompt by models; baselines and fused summarizers keep
+    their own (shortened) names.
     """
-    names = {s: parse_summarizer(s) for s in summarizers}
     backbones = [b for n in names.values() for b in (n.backbone, n.fused.judge if n.fused
                                                      else None) if b]
     models = model_names(backbones)
@@ -97,7 +98,7 @@ def display_names(summarizers: Sequence[str], kind: str) -> tuple[dict[str, str]
             shown[s] = str(n.prompt) if by_prompt else models[str(n.backbone)]
         shared = (f"model {models[used.pop()]}" if by_prompt else f"prompt {prompts.pop()}")
     if len(set(shown.values())) < len(shown):  # two columns would read alike: full names
-        return {s: s for s in summarizers}, ""
+        return {s: s for s in names}, ""
     return shown, shared
 
 

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from replay.compaction.summarize import parse_summarizer
+from replay.compaction.summarize import parse_summarizers
 from replay.measures.runs import summarizer_means
 from replay.measures.statistics import BOOTSTRAP_NOTE, Interval, bootstrap_mean, rate_text
 from replay.records.cell import CellId, CellResult
@@ -110,10 +110,11 @@ def build(store: Store, run: str) -> Report:
     plan = require_run(store, run)
     cells = load_cells(store, run)
     found = outcomes(plan, cells, validations(store, plan))
+    names = parse_summarizers(plan.summarizers)
     rates = {summarizer: Rate(summarizer) for summarizer in plan.summarizers}
     prompts: dict[str, PromptRow] = {}
     for (_, summarizer), outcome in found.items():
-        name = parse_summarizer(summarizer)
+        name = names[summarizer]
         row = prompts.setdefault(name.prompt or name.name, PromptRow(name.prompt or name.name))
         if summarizer not in row.summarizers:
             row.summarizers.append(summarizer)
@@ -131,15 +132,16 @@ def build(store: Store, run: str) -> Report:
             rate.refused += outcome.refused is not None
     scores = kept_scores(store, run)
     by_summarizer = summarizer_means(scores)
-    by_prompt = summarizer_means(scores, key=lambda s: parse_summarizer(s).prompt or s)
+    by_prompt = summarizer_means(scores, key=lambda s: (names[s].prompt if s in names else None)
+                                 or s)
     for rate in rates.values():
         rate.retention = by_summarizer.get(rate.summarizer)
     for row in prompts.values():
         row.retention = by_prompt.get(row.prompt)
-    names, shared = display_names(plan.summarizers, plan.kind)
+    shown, shared = display_names(names, plan.kind)
     return Report(run, plan, found, cells, list(rates.values()), list(prompts.values()),
                   {(r["instance_id"], r["summarizer"], r["seed_index"]): r["share"]
-                   for r in scores}, names, shared)
+                   for r in scores}, shown, shared)
 
 
 def code(outcome: Outcome) -> str:
