@@ -20,10 +20,12 @@ The packages follow the protocol in the order data flows; each imports only from
                               which one each instance of a run continues from (planned)
     compaction/            7. prompt sources, summarizers, carriers, mechanical baselines,
                               fusion of a summary with judged evidence
-    sweep/                 8. plans of cells, the cell pipeline (continuation + grading), labels,
-                              execution on workers or Ray, confirmation (step 8), progress
-    measures/              9. retention scores and fact probes over stored artifacts
-    report/               10. tables, exports and the heatmap of a run; the web view (`web/`)
+    pipeline/              8. one cell: summary (kept or made) -> continuation -> grade ->
+                              diagnostics (step 10) -> CellResult; each model call kept by key
+    sweep/                 9. plans of cells, driving them on workers (threads) or Ray (and what
+                              a remote worker sends back), labels, confirmation (step 8), progress
+    measures/             10. retention scores and fact probes over stored artifacts
+    report/               11. tables, exports and the heatmap of a run; the web view (`web/`)
     api/                   the public Python API: every job of the command as a function with
                               typed parameters and records (validate, collect, import, one
                               cell, sweep, confirm, report, retention, probe, upkeep), saying

@@ -22,10 +22,10 @@ from replay.judge.grading import patch_files
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
+from replay.pipeline.cell import Settings, continue_and_grade
 from replay.records.history import History
 from replay.store import Store
 from replay.store.histories import stored_histories
-from replay.sweep.continuation import continue_and_grade
 
 from agent_scripts import fixing_turns, lost_turns
 from conftest import make_client, run_replay
@@ -113,8 +113,9 @@ def pre(history: History, turns: list[dict], folder: Path) -> bool | None:
     with ScriptedServer(Script(turns, model="agent")) as server, \
             Store.open(folder / "pre.db") as store, CallCache(folder / "pre.db") as cache, \
             make_client(server.spec("agent"), cache) as client:
-        return continue_and_grade(TALLY, history, env, recipe, client, "scripted-agent",
-                                  history.messages, "pre", AgentConfig(), store).passed
+        return continue_and_grade(TALLY, history, history.messages, "pre",
+                                  Settings(server.spec("agent")), store,
+                                  lambda _: (env, recipe), client).passed
 
 
 def test_pre_from_a_collected_history_passes_where_the_agent_was_on_its_way(

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from replay.agent.loop import AgentConfig
 from replay.environments import snapshots
 from replay.environments.cgroups import Limits
 from replay.environments.recipes import load_recipe
@@ -25,9 +24,10 @@ from replay.judge.validate import validate_instance
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
+from replay.pipeline.cell import Settings, continue_and_grade
+from replay.pipeline.continuation import Continuation
 from replay.records.history import History
 from replay.store import Store
-from replay.sweep.continuation import Continuation, continue_and_grade
 
 from agent_scripts import call
 from conftest import BACKENDS, make_backend_named, make_client
@@ -112,8 +112,9 @@ def _continue(env: Any, instance: Instance, turns: list[dict], store_path: Path)
     recipe = load_recipe(instance)
     with ScriptedServer(Script(turns, model="agent")) as server, Store.open(store_path) as store, \
             CallCache(store_path) as cache, make_client(server.spec("agent"), cache) as client:
-        return continue_and_grade(instance, history, env, recipe, client, "scripted-agent",
-                                  history.messages, "pre", AgentConfig(max_steps=8), store)
+        return continue_and_grade(instance, history, history.messages, "pre",
+                                  Settings(server.spec("agent"), steps=8), store,
+                                  lambda _: (env, recipe), client)
 
 
 def _tool_output(result: Continuation, index: int) -> str:

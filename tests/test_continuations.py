@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from replay.agent.loop import AgentConfig
 from replay.compaction.carriers import post_messages
 from replay.compaction.summarize import parse_summarizer, summarize
 from replay.core.paths import TESTBED
@@ -19,8 +18,9 @@ from replay.judge.grading import patch_files
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
+from replay.pipeline.cell import Settings, continue_and_grade
+from replay.pipeline.continuation import Continuation
 from replay.store import Store
-from replay.sweep.continuation import Continuation, continue_and_grade
 
 from agent_scripts import fixing_turns, lost_turns
 from conftest import make_client
@@ -49,8 +49,9 @@ def run_on(server: ScriptedServer, instance: Instance, arm: str, tmp_path: Path,
         messages = post_messages(summary, history.messages, instance.problem_statement, TESTBED)
     with Store.open(cache_path) as store, CallCache(cache_path) as cache, \
             make_client(server.spec("agent"), cache) as client:
-        return continue_and_grade(instance, history, env, recipe, client, "scripted-agent",
-                                  messages, arm, AgentConfig(max_steps=steps), store)
+        return continue_and_grade(instance, history, messages, arm,
+                                  Settings(server.spec("agent"), steps=steps), store,
+                                  lambda _: (env, recipe), client)
 
 
 @pytest.mark.parametrize("instance_id", sorted(DEMO))

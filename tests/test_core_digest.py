@@ -15,13 +15,13 @@ from replay.histories.importers.recorded import Recorded
 from replay.instances.records import Instance
 from replay.models.cache import cache_key, refusal_key, request_content
 from replay.models.types import ChatRequest, ModelSpec
-from replay.records.cell import CellId
+from replay.pipeline.continuation import continuation_key
+from replay.pipeline.summary import Summarizer, summary_key
 from replay.records.history import History
-from replay.records.plan import Plan, PlannedHistory
+from replay.records.plan import PlannedHistory
 from replay.records.snapshot import Snapshot
 from replay.report.web.pages import page_name
-from replay.sweep.cells import CellTask, summary_key
-from replay.sweep.continuation import continuation_key
+from replay.sweep.plan import Plan
 
 INSTANCE = Instance(instance_id="owner__name-7", repo="owner/name", base_commit="0123456789abcdef",
                     patch="diff --git a/x b/x\n", test_patch="diff --git a/t b/t\n",
@@ -54,9 +54,8 @@ RECIPE = Recipe(repo="owner/name", version="1.0", python="3.11", packages=["pyte
 
 
 def _summary(summarizer: str, backbone: ModelSpec | None, judge: ModelSpec | None = None) -> str:
-    return summary_key(CellTask(CellId("owner__name-7", "post", summarizer, 1), INSTANCE, HISTORY,
-                                backbone=backbone, prompt=PROMPT if backbone else None,
-                                judge=judge, temperature=1.0))
+    return summary_key(Summarizer(summarizer, backbone, PROMPT if backbone else None, judge, 1.0),
+                       HISTORY, 1)
 
 
 def test_the_one_digest_is_sha256_of_canonical_json() -> None:
@@ -74,9 +73,8 @@ def test_every_key_is_the_key_main_computed() -> None:
         "cache_key": cache_key(content),
         "refusal_key": refusal_key(content),
         "content_id": HISTORY.content_id(),
-        "continuation_key": continuation_key(INSTANCE, HISTORY, MESSAGES, "openai:a@u", CONFIG, 1),
-        "continuation_key mini": continuation_key(INSTANCE, MIMIC, MESSAGES, "openai:a@u", CONFIG,
-                                                  0),
+        "continuation_key": continuation_key(HISTORY, MESSAGES, "openai:a@u", CONFIG, 1),
+        "continuation_key mini": continuation_key(MIMIC, MESSAGES, "openai:a@u", CONFIG, 0),
         "summary_key backbone": _summary("summ:claude-code", SPEC),
         "summary_key mechanical": _summary("anchor_index", None),
         "summary_key fused": _summary("summ:claude-code+top:3@summ", SPEC, SPEC),

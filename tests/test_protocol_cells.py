@@ -19,13 +19,14 @@ from replay.environments.recipes import load_recipe
 from replay.instances.records import Instance
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
+from replay.pipeline.cell import CellTask, Settings, run_cell
+from replay.pipeline.continuation import continuation_key
+from replay.pipeline.summary import Summarizer
 from replay.records.cell import CellId, CellResult
 from replay.records.snapshot import Snapshot
 from replay.records.summary import Summary
 from replay.store import Store
 from replay.store.artifacts import CONTINUATIONS
-from replay.sweep.cells import CellTask, Settings, run_cell
-from replay.sweep.continuation import continuation_key
 
 from agent_scripts import FIX, SUBMIT, mini_agent, mini_history, mini_opening
 from conftest import make_client
@@ -41,7 +42,8 @@ def _cells(tiny: Instance, tmp_path: Path) -> tuple[list[CellResult], list[dict]
             CallCache(store_path) as cache:
         settings = Settings(server.spec("agent"), steps=4)
         results = [run_cell(CellTask(CellId(tiny.instance_id, arm, summarizer, 0), tiny,
-                                     history), settings, store, lambda: (env, recipe),
+                                     history, Summarizer(summarizer) if summarizer else None),
+                            settings, store, lambda _: (env, recipe),
                             lambda spec: make_client(spec, cache))
                    for arm, summarizer in (("pre", ""), ("post", "anchor_index"))]
         bodies = [request.body for request in server.requests]
@@ -79,7 +81,7 @@ def test_the_protocol_is_part_of_a_continuation_key(tiny: Instance) -> None:
     snapshot = Snapshot(base_commit=tiny.base_commit, diff=b"", fingerprint="f")
     history = mini_history(tiny.instance_id, tiny.problem_statement, snapshot)
     as_tools = history.model_copy(update={"dialect": "tool-calls"})
-    keys = {continuation_key(tiny, found, found.messages, "agent", AgentConfig(), 0)
+    keys = {continuation_key(found, found.messages, "agent", AgentConfig(), 0)
             for found in (history, as_tools)}
     assert len(keys) == 2
     assert as_tools.content_id() == history.content_id()  # the dialect is the agent's, not

@@ -11,8 +11,8 @@ from rich.console import Console
 
 from replay.histories.records import bundled_history
 from replay.models.retry import RetryNotice
-from replay.records.cell import CellId, CellResult
-from replay.sweep.cells import CellTask
+from replay.pipeline.cell import CellTask
+from replay.sweep.plan import CellId, CellResult
 from replay.sweep.progress import SweepProgress
 
 from sweep_scripts import DEMO, TALLY

@@ -10,10 +10,11 @@ from rich.console import Console
 from replay.compaction.sources import PromptText
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
+from replay.pipeline.continuation import model_id
 from replay.records.plan import Plan
 from replay.report.tables import build
 from replay.store import Store
-from replay.sweep.cells import model_id, prepare
+from replay.sweep.cells import prepare
 from replay.sweep.execution import SweepResult, execute
 from replay.sweep.executors import LocalExecutor, RayExecutor
 from replay.sweep.plan import load_cells, save_run

@@ -23,13 +23,13 @@ from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.models.retry import Breaker
 from replay.models.types import ModelSpec
+from replay.pipeline.cell import INPUT_FAULT, CellTask, Settings
+from replay.pipeline.cell import run_cell as run_task
+from replay.pipeline.summary import Summarizer
 from replay.records.cell import CellId, CellResult
 from replay.records.plan import DEFAULT_TEMPERATURE
-from replay.store import Store
+from replay.store import Store, summaries
 from replay.store.artifacts import CONTINUATIONS, TRACE
-from replay.sweep.cells import INPUT_FAULT, CellTask, Settings
-from replay.sweep.cells import run_cell as run_task
-from replay.sweep.summaries import kept_summary
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,8 @@ def _task(instance: Instance, options: CellOptions, store: Store, listener: List
     history = find_history(instance, store=store, history_id=options.history_id,
                            rule=options.history_rule)
     cell = CellId(instance.instance_id, options.arm, summarizer, options.seed_index)
-    return CellTask(cell, instance, history, backbone, text, judge, options.temperature)
+    chosen = Summarizer(summarizer, backbone, text, judge, options.temperature)
+    return CellTask(cell, instance, history, chosen if options.arm == "post" else None)
 
 
 def run_cell(instance: Instance, options: CellOptions, store: Path, *,
@@ -127,7 +128,7 @@ def run_cell(instance: Instance, options: CellOptions, store: Path, *,
                 return clients[-1]
 
             result = run_task(task, settings, opened,
-                              lambda: (chosen.start(instance, recipe), recipe), model)
+                              lambda _: (chosen.start(instance, recipe), recipe), model)
             if breaker.tripped is not None:
                 raise Halt(breaker.tripped)
             if result.error and result.error.startswith(INPUT_FAULT):
@@ -142,7 +143,7 @@ def run_cell(instance: Instance, options: CellOptions, store: Path, *,
 def _ran(task: CellTask, result: CellResult, store: Store) -> CellRun:
     chars = None
     if result.summary:
-        summary = kept_summary(store, result.summary)
+        summary = summaries.summary(store, result.summary)
         chars = len(summary.text) if summary is not None else 0
     trace = (store.folder(CONTINUATIONS, result.continuation) / TRACE
              if result.continuation and result.status != "error" else None)

@@ -27,10 +27,10 @@ from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.keys import api_key
 from replay.models.registry import resolve
+from replay.pipeline.continuation import model_id
 from replay.records.history import History
 from replay.records.validation import Validation
 from replay.store import Store
-from replay.sweep.continuation import model_id
 
 
 def instances(suite: str = "demo", dataset: str | None = None, ids: Sequence[str] = (),

@@ -34,11 +34,11 @@ from replay.measures.probes.scores import Row, history_scores, rows
 from replay.models.cache import CallCache
 from replay.models.registry import resolve
 from replay.models.types import ModelSpec
+from replay.pipeline.continuation import model_id
 from replay.records.plan import Plan
 from replay.report.exports import reports_folder
 from replay.store import Store
 from replay.sweep.cells import prepare
-from replay.sweep.continuation import model_id
 from replay.sweep.plan import latest_run, require_run
 
 

@@ -26,6 +26,7 @@ from replay.models.cache import CallCache
 from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.models.types import ModelSpec
+from replay.pipeline.continuation import model_id
 from replay.records.plan import DEFAULT_TEMPERATURE, Plan
 from replay.records.validation import Validation
 from replay.store import Store
@@ -33,7 +34,6 @@ from replay.sweep import execution
 from replay.sweep.budget import Budget
 from replay.sweep.cells import Prepared, prepare
 from replay.sweep.confirm import confirm_pairs, fixed_samples
-from replay.sweep.continuation import model_id
 from replay.sweep.executors import check_executor, make_executor
 from replay.sweep.fit import context_warnings, fitting
 from replay.sweep.plan import (
@@ -300,7 +300,7 @@ def _bound(plan: Plan, run: str | None, store: Store, agent: ModelSpec, options:
     merged = bind_run(store, name, plan)
     if options.backend:
         merged = merged.model_copy(update={"backend": options.backend})
-    return name, prepare(merged, agent, _prompts(merged, options, listener), store)
+    return name, prepare(merged, agent, _prompts(merged, options, listener), store, instances)
 
 
 def _todo(store: Store, name: str, prepared: Prepared) -> int:

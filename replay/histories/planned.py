@@ -48,15 +48,17 @@ def choose_histories(instances: Sequence[Instance], store: Store, ids: Sequence[
     named = _named(instances, store, ids)
     chosen = []
     for instance in instances:
+        bundled = bundled_history(instance)
         history = named.get(instance.instance_id)
         if history is None:
-            history = find_history(instance, store=store, rule=rule)
-        chosen.append(planned(history, _is_bundled(instance, history)))
+            history = (bundled if bundled is not None and rule is None
+                       else find_history(instance, store=store, rule=rule))
+        chosen.append(planned(history, _same(bundled, history)))
     return tuple(chosen)
 
 
-def _is_bundled(instance: Instance, history: History) -> bool:
-    bundled = bundled_history(instance)
+def _same(bundled: History | None, history: History) -> bool:
+    """Whether `history` is the instance's bundled one."""
     return bundled is not None and bundled.content_id() == history.content_id()
 
 
@@ -105,13 +107,15 @@ def _instance(match: History | dict[str, Any]) -> str:
     return match.instance_id if isinstance(match, History) else str(match["instance_id"])
 
 
-def history_of(plan: Plan, instance: Instance, store: Store | None) -> History:
+def history_of(plan: Plan, instance: Instance, store: Store | None,
+               bundled: History | None = None) -> History:
     """The history run `plan` continues `instance` from: the one it recorded (bundled or
-    stored, found by its content id), else, for a run that recorded none, the default choice."""
+    stored, found by its content id), else, for a run that recorded none, the default choice.
+    `bundled` is the instance's bundled history when the caller has read it already."""
+    bundled = bundled or bundled_history(instance)
     recorded = plan.history_ids().get(instance.instance_id)
     if recorded is None:
-        return find_history(instance, store=store)
-    bundled = bundled_history(instance)
+        return bundled if bundled is not None else find_history(instance, store=store)
     if bundled is not None and bundled.content_id() == recorded:
         return bundled
     if store is not None:
@@ -125,13 +129,15 @@ def history_of(plan: Plan, instance: Instance, store: Store | None) -> History:
 def with_histories(plan: Plan, instances: Sequence[Instance],
                    store: Store | None) -> tuple[Plan, dict[str, History]]:
     """The histories `plan` continues `instances` from, and the plan with a record of each
-    (those it had none for added)."""
-    histories = {instance.instance_id: history_of(plan, instance, store)
-                 for instance in instances}
+    (those it had none for added); each bundled history is read once."""
     recorded = plan.history_ids()
-    added = [planned(histories[instance.instance_id],
-                     _is_bundled(instance, histories[instance.instance_id]))
-             for instance in instances if instance.instance_id not in recorded]
+    histories: dict[str, History] = {}
+    added = []
+    for instance in instances:
+        bundled = bundled_history(instance)
+        history = histories[instance.instance_id] = history_of(plan, instance, store, bundled)
+        if instance.instance_id not in recorded:
+            added.append(planned(history, _same(bundled, history)))
     if added:
         plan = plan.model_copy(update={"histories": (*plan.histories, *added)})
     return plan, histories

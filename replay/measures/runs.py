@@ -40,6 +40,7 @@ from replay.measures.retention import (
     score,
 )
 from replay.models.types import Message
+from replay.pipeline.summary import kept_summary
 from replay.records.cell import CellId, CellResult
 from replay.records.history import History
 from replay.records.summary import Summary
@@ -47,7 +48,6 @@ from replay.store import Store, scores
 from replay.store.artifacts import CONTINUATIONS, TRACE
 from replay.store.scores import ScoreRow
 from replay.sweep.plan import load_cells, require_run
-from replay.sweep.summaries import kept_summary
 
 LATER_FILE = "later.json"
 REPOSITORY_ROOT = "/testbed"

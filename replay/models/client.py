@@ -74,6 +74,12 @@ def settled(spec: ModelSpec, request: ChatRequest, seed_index: int) -> ChatReque
     return request.model_copy(update=update)
 
 
+def call_key(spec: ModelSpec, request: ChatRequest, seed_index: int) -> str:
+    """The key the reply to `request`, sent to `spec` for sample `seed_index`, is kept under in
+    the model call cache."""
+    return cache_key(request_content(spec, settled(spec, request, seed_index), seed_index))
+
+
 class ModelClient:
     """Calls one model through the cache. Thread-safe.
 

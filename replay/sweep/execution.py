@@ -3,7 +3,8 @@
 The driver (this module, in the `replay` process) alone writes cells. Stages:
 
 1. instances of pending cells without a validation verdict on the backend (or whose last one was
-   a harness fault) are validated on the workers;
+   a harness fault) are validated on the workers (each verdict is recorded once, by the worker
+   that made it, or from a remote worker's export);
 2. pending cells of instances validation excluded are not run (their pairs are `excluded`);
 3. a cell whose summary and continuation the store keeps is answered from it with no work;
 4. the other cells run on the executor; each is recorded the moment it finishes.
@@ -29,15 +30,17 @@ from replay.compaction.tails import tokens
 from replay.core.errors import Halt
 from replay.models.cache import CallCache
 from replay.models.retry import RetryNotice
+from replay.pipeline.cell import CellTask, kept_result
+from replay.pipeline.summary import kept_summary, summary_key
 from replay.records.cell import CellId, CellResult
 from replay.records.validation import Validation
 from replay.store import Store
 from replay.sweep.budget import Budget
-from replay.sweep.cells import CellTask, Prepared, ValidateTask, kept_result, summary_key
+from replay.sweep.cells import Prepared
+from replay.sweep.exports import ingest
 from replay.sweep.labels import outcomes, validations
 from replay.sweep.plan import load_cells, pending, record_cell
-from replay.sweep.summaries import kept_summary
-from replay.sweep.workers import Finished, Task, ingest
+from replay.sweep.workers import Finished, Task
 
 SUMMARY_TOKENS = 1_500  # assumed length of a model summary, for estimates
 STEP_OUTPUT_TOKENS = 300  # assumed output of one agent step
@@ -124,17 +127,17 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
     cells = load_cells(store, run)
     todo = pending(plan, cells) + stale_refusals(prepared, cells, store)
     instances = list(dict.fromkeys(cell.instance_id for cell in todo))
-    unchecked = [prepared.instances[ident] for ident in instances
-                 if (found := store.validation(ident, plan.backend)) is None
-                 or found["status"] == "error"]
-    tests = [ValidateTask(i, plan.test_timeout) for i in unchecked]
+    tests = [prepared.validation(ident) for ident in instances
+             if (found := store.validation(ident, plan.backend)) is None
+             or found["status"] == "error"]
     for finished in _run(executor, tests, progress, outcome):
         if finished.export is not None:
-            ingest(store, cache, finished.export)
+            ingest(store, cache, finished.export, plan.backend)
         verdict = finished.result
         assert isinstance(verdict, Validation)
-        store.record_validation(verdict.instance_id, plan.backend, verdict.status,
-                                verdict.reasons, verdict.checks)
+        if finished.unrecorded:
+            store.record_validation(verdict.instance_id, plan.backend, verdict.status,
+                                    verdict.reasons, verdict.checks)
         outcome.validated.append(verdict)
         progress.validated(verdict)
     verdicts = validations(store, plan)
@@ -154,7 +157,7 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
         budget.expect(estimates)
     for finished in _run(executor, tasks, progress, outcome):
         if finished.export is not None:
-            ingest(store, cache, finished.export)
+            ingest(store, cache, finished.export, plan.backend)
         assert isinstance(finished.result, CellResult)
         finished.result.estimate = estimates.get(finished.result.cell, 0.0)
         _record(store, run, finished.result, cells, outcome, progress, prepared, verdicts)
@@ -260,15 +263,18 @@ def task_estimate(prepared: Prepared, task: CellTask, store: Store) -> Estimate:
 def _summary_estimate(task: CellTask, store: Store, history_tokens: int, found: Estimate) -> int:
     """Count the summary's calls into `found`; return the POST continuation's start size."""
     problem = len(task.instance.problem_statement) // 4 + RESUME_TOKENS
-    agent = parse_summarizer(task.cell.summarizer).agent
-    if agent is None or task.backbone is None:
+    summarizer = task.summarizer
+    agent = None if summarizer is None else parse_summarizer(summarizer.name).agent
+    if summarizer is None or agent is None or summarizer.backbone is None:
         return problem + SUMMARY_TOKENS
-    if kept_summary(store, summary_key(task)) is not None:
+    key = summary_key(summarizer, task.history, task.cell.seed_index)
+    if kept_summary(store, key) is not None:
         return problem + SUMMARY_TOKENS
     calls = agent.calls
     found.summary_calls += calls
-    prompt = sum(len(text) for text in (task.prompt.parts.values() if task.prompt else ())) // 4
-    _add(found, task.backbone, calls, calls * (history_tokens + prompt),
+    prompt = sum(len(text) for text in (summarizer.prompt.parts.values()
+                                        if summarizer.prompt else ())) // 4
+    _add(found, summarizer.backbone, calls, calls * (history_tokens + prompt),
          calls * SUMMARY_TOKENS, summary=True)
     return problem + SUMMARY_TOKENS
 

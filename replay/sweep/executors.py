@@ -23,10 +23,12 @@ from typing import Any
 
 from replay.core.errors import Halt, InputError
 from replay.models.retry import Breaker
+from replay.pipeline.cell import fault_text
 from replay.records.cell import CellResult
 from replay.records.validation import Validation
 from replay.sweep.budget import Budget
-from replay.sweep.cells import ValidateTask, fault_text
+from replay.sweep.cells import ValidateTask
+from replay.sweep.exports import cell_export, validation_export
 from replay.sweep.workers import Finished, Gates, Setup, Task, Worker
 
 EXECUTORS = ("local", "ray")
@@ -98,7 +100,7 @@ class LocalExecutor:
                 self._events.put(("started", task, None))
                 self._busy.add(slot)
                 try:
-                    finished = worker.run(task)
+                    finished = worker.perform(task)
                 except Exception as exc:  # a fault outside the cell's own guard
                     finished = fault(task, exc)
                 finally:
@@ -114,10 +116,14 @@ class RayWorker:
 
     def __init__(self, setup: Setup, slot: int) -> None:
         self.worker = Worker(replace(setup, store_path=None), slot, Gates(setup.per_provider),
-                             export=True)
+                             keep_calls=True)
 
     def run(self, task: Task) -> Finished:
-        return self.worker.run(task)
+        finished = self.worker.perform(task)
+        store, result = self.worker.store, finished.result
+        finished.export = (validation_export(store, result) if isinstance(result, Validation)
+                           else cell_export(store, result, self.worker.calls))
+        return finished
 
 
 class RayExecutor:
@@ -193,7 +199,8 @@ def fault(task: Task, exc: BaseException) -> Finished:
     halted = str(exc) if isinstance(exc, Halt) else None
     if isinstance(task, ValidateTask):
         return Finished(Validation(task.instance.instance_id, "error",
-                                   [f"harness fault: {fault_text(exc)}"]), halted=halted)
+                                   [f"harness fault: {fault_text(exc)}"]), halted=halted,
+                        unrecorded=True)
     return Finished(CellResult(task.cell, "error", error=fault_text(exc)), halted=halted)
 
 

@@ -75,8 +75,8 @@ def context_warnings(prepared: Prepared) -> list[str]:
             found.append(f"warning: {instance_id}'s history (about {tokens:,} tokens) exceeds "
                          f"the agent {agent.alias}'s context window of {agent.context_window:,}:"
                          " its PRE cells will be refused")
-        for summarizer, backbone in sorted(prepared.backbones.items()):
-            prompt = prepared.prompts.get(summarizer)
+        for summarizer, chosen in sorted(prepared.summarizers.items()):
+            backbone, prompt = chosen.backbone, chosen.prompt
             ask = [{"role": "user", "content": "\n".join((prompt.parts if prompt else {})
                                                          .values())}]
             if backbone is not None and (

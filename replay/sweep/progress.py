@@ -27,9 +27,9 @@ from rich.text import Text
 
 from replay.models.retry import RetryNotice
 from replay.models.spend import Spend
+from replay.pipeline.cell import CellTask
 from replay.records.cell import CellId, CellResult
 from replay.records.validation import Validation
-from replay.sweep.cells import CellTask
 from replay.sweep.labels import LABELS
 from replay.sweep.workers import Task
 

@@ -1,5 +1,4 @@
-"""A worker: one environment slot, warm environments, gated model clients; and what a remote
-worker sends back to the driver.
+"""A worker: one environment slot, warm environments, gated model clients.
 
 A worker owns one environment slot (`backend.start(..., slot=k)`), so no two workers share a
 working tree; it keeps each instance's environment warm and every continuation restores the
@@ -10,16 +9,15 @@ ended in an error is returned as `halted`, to be neither recorded nor labelled.
 
 A worker writes summaries, continuations and model calls to its store. A remote worker's store
 is a scratch store on its own node (`<replay home>/ray-node/`, which also serves as that node's
-model call cache); it sends back what the driver needs (`Export`) and the driver writes it into
-the run's store with `ingest`.
+model call cache); it sends back what the driver needs (`replay.sweep.exports`) and the driver
+writes it into the run's store.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,19 +25,19 @@ from replay.core.paths import home
 from replay.environments.backends import close_backend, make_backend
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe, load_recipe
-from replay.histories.records import bundled_snapshot
+from replay.instances.records import Instance
 from replay.judge.validate import validate_instance
-from replay.models.cache import CallCache, cache_key, refusal_key, request_content
-from replay.models.client import ModelClient, settled
+from replay.models.cache import CallCache
+from replay.models.client import ModelClient
 from replay.models.retry import Breaker, RetryNotice
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
+from replay.pipeline.cell import CellTask, Settings, fault_text, run_cell
 from replay.records.cell import CellResult
 from replay.records.validation import Validation
 from replay.store import Store
-from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, keyed
-from replay.sweep.cells import CellTask, Settings, ValidateTask, fault_text, run_cell
-from replay.sweep.summaries import keep_summary, summary_row
+from replay.sweep.cells import ValidateTask
+from replay.sweep.exports import Called, Export
 
 Task = CellTask | ValidateTask
 
@@ -58,27 +56,17 @@ class Setup:
 
 
 @dataclass
-class Export:
-    """What a remote worker produced, for the driver to write into the run's store."""
-
-    continuation: dict[str, Any] | None = None
-    artifacts: dict[str, bytes] = field(default_factory=dict)
-    summary: dict[str, Any] | None = None
-    calls: list[tuple[str, ModelSpec, dict[str, Any], ChatResponse]] = field(default_factory=list)
-    refusals: list[tuple[str, ModelSpec, dict[str, Any], tuple[int, bool, str]]] = field(
-        default_factory=list)
-
-
-@dataclass
 class Finished:
     """A task's result (a cell's, or an instance's validation) and, from a remote worker, its
     export. `halted` is the fault that stopped the command when it interrupted the task, and
-    `unstarted` says the budget kept the task from starting: such results are not recorded."""
+    `unstarted` says the budget kept the task from starting: such results are not recorded.
+    `unrecorded` marks a validation no worker recorded (its worker failed): the driver does."""
 
     result: CellResult | Validation
-    export: Export | None = None
+    export: Export | None = None  # a remote worker's (see `replay.sweep.exports`)
     halted: str | None = None
     unstarted: bool = False
+    unrecorded: bool = False
 
 
 class Gates:
@@ -100,7 +88,7 @@ class Metered:
     and what prompt caching saved. Replies replayed from the call cache count nothing."""
 
     def __init__(self, client: ModelClient, gate: threading.Semaphore,
-                 spent: dict[str, float], calls: list[Any] | None) -> None:
+                 spent: dict[str, float], calls: list[Called] | None) -> None:
         self.client = client
         self.gate = gate
         self.spent = spent
@@ -113,7 +101,7 @@ class Metered:
                 response = self.client.complete(request, seed_index)
         except ModelRefused as refused:
             if self.calls is not None:
-                self.calls.append((self.client.spec, request, seed_index, refused))
+                self.calls.append(Called(self.client.spec, request, seed_index, refused))
             raise
         if not response.from_cache:
             usage = response.usage
@@ -125,7 +113,7 @@ class Metered:
                                 ("saved", self.client.spec.saving(usage))):
                 self.spent[name] = self.spent.get(name, 0) + value
         if self.calls is not None:
-            self.calls.append((self.client.spec, request, seed_index, response))
+            self.calls.append(Called(self.client.spec, request, seed_index, response))
         return response
 
 
@@ -133,16 +121,18 @@ class Worker:
     """Runs tasks in one environment slot, keeping each instance's environment warm.
 
     `breaker` is shared with the other workers of this process (its own when None);
-    `on_retry(task, notice)` hears of each model call retried for a task.
+    `on_retry(task, notice)` hears of each model call retried for a task. With `keep_calls`,
+    `calls` holds the model calls of the last cell run (what a remote worker exports).
     """
 
-    def __init__(self, setup: Setup, slot: int, gates: Gates, export: bool = False,
+    def __init__(self, setup: Setup, slot: int, gates: Gates, keep_calls: bool = False,
                  breaker: Breaker | None = None,
                  on_retry: Callable[[Task, RetryNotice], None] | None = None) -> None:
         self.setup = setup
         self.slot = slot
         self.gates = gates
-        self.export = export
+        self.keep_calls = keep_calls
+        self.calls: list[Called] = []
         self.breaker = breaker or Breaker()
         self.on_retry = on_retry
         self.task: Task | None = None
@@ -153,13 +143,12 @@ class Worker:
         self.clients: dict[ModelSpec, ModelClient] = {}
         self.environments: dict[str, tuple[Environment, Recipe]] = {}
 
-    def run(self, task: Task) -> Finished:
-        """Run one task; a fault is recorded in its result, never raised."""
-        if isinstance(task, ValidateTask):
-            return self._validate(task)
+    def run(self, task: CellTask) -> Finished:
+        """Run one cell; a fault is recorded in its result, never raised."""
         self.task = task
         spent: dict[str, float] = {}
-        calls: list[Any] | None = [] if self.export else None
+        self.calls = []
+        calls = self.calls if self.keep_calls else None
 
         def model(spec: ModelSpec) -> Metered:
             if spec not in self.clients:
@@ -168,12 +157,27 @@ class Worker:
                     on_retry=self._retrying if self.on_retry else None)
             return Metered(self.clients[spec], self.gates(spec), spent, calls)
 
-        result = run_cell(task, self.setup.settings, self.store,
-                          lambda: self._environment(task), model)
+        result = run_cell(task, self.setup.settings, self.store, self._environment, model)
         result.spent = spent
-        halted = self.breaker.tripped if result.status == "error" else None
-        return Finished(result, self._export(result, calls or []) if self.export else None,
-                        halted)
+        return Finished(result, halted=self.breaker.tripped if result.status == "error" else None)
+
+    def validate(self, task: ValidateTask) -> Finished:
+        """Validate one instance (protocol step 2), recording the verdict in the worker's
+        store; a fault is recorded in the verdict, never raised."""
+        ident = task.instance.instance_id
+        try:
+            validation = validate_instance(task.instance, _Slot(self.backend, self.slot),
+                                           self.store, boundary=task.boundary,
+                                           test_timeout=task.test_timeout)
+        except Exception as exc:  # a gold patch that does not apply, a bug: not a verdict
+            validation = Validation(ident, "error", [f"validation failed: {fault_text(exc)}"])
+            self.store.record_validation(ident, self.backend.name, validation.status,
+                                         validation.reasons, validation.checks)
+        return Finished(validation)
+
+    def perform(self, task: Task) -> Finished:
+        """Run a cell or validate an instance, as `task` asks."""
+        return self.validate(task) if isinstance(task, ValidateTask) else self.run(task)
 
     def close(self) -> None:
         """Close clients, the store and the backend (local environments stay built on disk)."""
@@ -187,42 +191,12 @@ class Worker:
         if self.on_retry is not None and self.task is not None:
             self.on_retry(self.task, notice)
 
-    def _environment(self, task: CellTask) -> tuple[Environment, Recipe]:
-        instance = task.instance
+    def _environment(self, instance: Instance) -> tuple[Environment, Recipe]:
         if instance.instance_id not in self.environments:
             recipe = load_recipe(instance, mirrors=self.backend.mirrors)
             env = self.backend.start(instance, recipe, slot=self.slot)
             self.environments[instance.instance_id] = (env, recipe)
         return self.environments[instance.instance_id]
-
-    def _validate(self, task: ValidateTask) -> Finished:
-        ident = task.instance.instance_id
-        try:
-            validation = validate_instance(task.instance, _Slot(self.backend, self.slot),
-                                           self.store, boundary=bundled_snapshot(task.instance),
-                                           test_timeout=task.test_timeout)
-        except Exception as exc:  # a gold patch that does not apply, a bug: not a verdict
-            validation = Validation(ident, "error", [f"validation failed: {fault_text(exc)}"])
-        export = Export(artifacts=_files(self.store, "validate", ident)) if self.export else None
-        return Finished(validation, export)
-
-    def _export(self, result: CellResult, calls: list[Any]) -> Export:
-        export = Export()
-        for spec, request, seed_index, reply in calls:
-            content = request_content(spec, settled(spec, request, seed_index), seed_index)
-            if isinstance(reply, ModelRefused):
-                export.refusals.append((refusal_key(content), spec, content,
-                                        (reply.status, reply.context, str(reply))))
-            else:
-                export.calls.append((cache_key(content), spec, content, reply))
-        if result.summary:
-            export.summary = {"key": result.summary, **(summary_row(self.store, result.summary)
-                                                        or {})}
-        if result.continuation:
-            record = self.store.continuation(result.continuation)
-            export.continuation = {"key": result.continuation, **(record or {})}
-            export.artifacts = _files(self.store, *keyed(CONTINUATIONS, result.continuation))
-        return export
 
 
 class _Slot:
@@ -236,39 +210,3 @@ class _Slot:
 
     def start(self, instance: Any, recipe: Recipe, rebuild: bool = False) -> Any:
         return self.backend.start(instance, recipe, rebuild=rebuild, slot=self.slot)
-
-
-def _files(store: Store, *parts: str) -> dict[str, bytes]:
-    folder = store.artifact_path(*parts)
-    if not folder.is_dir():
-        return {}
-    return {str(path.relative_to(store.artifacts)): path.read_bytes()
-            for path in sorted(folder.rglob("*")) if path.is_file()
-            and not path.name.endswith(".partial")}
-
-
-def ingest(store: Store, cache: CallCache, export: Export) -> None:
-    """Write what a remote worker sent back into the run's store."""
-    for relative, data in export.artifacts.items():
-        store.write_artifact(data, *Path(relative).parts)
-    for key, spec, content, response in export.calls:
-        cache.put(key, spec, content, response)
-    for key, spec, content, (status, context, message) in export.refusals:
-        cache.keep_refusal(key, spec, content, ModelRefused(message, status, context))
-    summary = export.summary
-    if summary and "record" in summary:
-        keep_summary(store, summary["key"], summary["instance_id"], summary["seed_index"],
-                     summary["record"])
-    record = export.continuation
-    if record and "grade" in record:
-        grade = _local_log_path(store, record)
-        store.record_continuation(record["key"], record["instance_id"], record["arm"],
-                                  record["passed"], grade)
-
-
-def _local_log_path(store: Store, record: dict[str, Any]) -> str:
-    grade = json.loads(record["grade"])
-    grade["log_path"] = str(store.folder(CONTINUATIONS, record["key"]) / TESTS_LOG)
-    return json.dumps(grade)
-
-

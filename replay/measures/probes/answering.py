@@ -32,10 +32,11 @@ from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec
+from replay.pipeline.cell import CellTask
+from replay.pipeline.summary import summary_of
 from replay.records.cell import CellId
 from replay.records.history import History
 from replay.store import Store
-from replay.sweep.cells import CellTask, make_summary
 
 FULL = "full"
 PROBE_INTRO = "Answer from what this conversation shows, without calling any tool."
@@ -150,19 +151,24 @@ def build_contexts(inputs: Inputs, store: Store, clients: Callable[[ModelSpec], 
 def _summary_context(inputs: Inputs, store: Store, clients: Callable[[ModelSpec], ModelClient],
                      instance_id: str, method: str, generation: int) -> Context:
     task = inputs.task(instance_id, method, generation)
+    assert task.summarizer is not None  # a POST cell's
     context = Context(instance_id, method, generation)
     try:
-        backbone = None if task.backbone is None else clients(task.backbone)
-        judge = None if task.judge is None else clients(task.judge)
-        context.summary, summary = make_summary(task, store, backbone, judge)
-    except (HarnessError, ModelRefused) as exc:  # a refusal is a failed summary, never a halt
+        summarized = summary_of(task.summarizer, task.history, task.cell.seed_index, store,
+                                clients)
+    except HarnessError as exc:
         context.error = f"summary: {_why(exc)}"
         return context
+    summary = summarized.summary
+    if summary is None:  # a refusal is a failed summary, never a halt
+        context.error = f"summary: refused: {summarized.refused}"
+        return context
+    context.summary = summarized.key
     context.details = summary.details
     context.messages = post_messages(summary, task.history.messages,
                                      task.instance.problem_statement, TESTBED,
                                      inputs.carrier,
-                                     task.prompt)
+                                     task.summarizer.prompt)
     return context
 
 

@@ -1,0 +1,1 @@
+"""One cell: summary -> continuation -> grade -> diagnostics -> CellResult (see `cell`)."""

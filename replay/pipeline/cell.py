@@ -1,0 +1,216 @@
+"""One cell, from its task to its result: summary -> continuation -> grade -> diagnostics.
+
+`run_cell` calls the stages in that order, each with the records it needs:
+
+1. `replay.pipeline.summary`: a POST cell's summary, kept in the store or written now;
+2. `replay.pipeline.continuation`: the agent continues from the history (PRE) or the summary
+   (POST) on the restored snapshot (a continuation the store keeps is not run again);
+3. `replay.pipeline.grade`: the instance's tests on the continuation's tree;
+4. `replay.pipeline.diagnostics`: protocol step 10, from the typed trace.
+
+A cell whose summary and continuation are both kept is answered from the store alone
+(`kept_result`), with no environment and no model.
+
+A request the server refuses for its content is a result, not a fault: a refused summarizer
+request is kept in place of the summary and fails the POST (nothing to continue from); a refused
+agent request ends the continuation. Either marks the cell `refused`, is answered from the
+store next time, and never marks it `error`.
+
+A cell's tests run for at most its `test_timeout`; tests that ran into it fail the cell, which
+keeps the limit as `timed_out`, unless the limit is shorter than the validated tests took with
+the gold patch: then the cell is an `error` (see `replay.judge.timeouts`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from replay.agent.loop import AgentConfig
+from replay.core.errors import HarnessError, InputError
+from replay.environments.base import Environment
+from replay.environments.recipes import Recipe
+from replay.instances.records import Instance
+from replay.judge.timeouts import (
+    DEFAULT_TEST_TIMEOUT,
+    timed_out,
+    timeout_fault,
+)
+from replay.models.types import Message, Model, ModelSpec
+from replay.pipeline.continuation import (
+    Continuation,
+    continuation_key,
+    continue_agent,
+    kept_continuation,
+    model_id,
+    start_messages,
+)
+from replay.pipeline.diagnostics import diagnose, refused_diagnostics
+from replay.pipeline.grade import grade
+from replay.pipeline.summary import Summarized, Summarizer, kept_summary_of, summary_of
+from replay.records.cell import CellId, CellResult
+from replay.records.history import History
+from replay.records.summary import Summary
+from replay.records.trace import Trace
+from replay.store import Store
+from replay.store.artifacts import CONTINUATIONS
+
+INPUT_FAULT = "input: "  # how a cell's error starts when bad input caused it
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every cell of a run shares: the continuation agent, the carrier, the step limit and
+    the sampling temperature."""
+
+    agent: ModelSpec
+    carrier: str = "summary-only"
+    steps: int = 8
+    temperature: float = 0.0
+
+    @property
+    def agent_id(self) -> str:
+        return model_id(self.agent)
+
+    @property
+    def agent_key(self) -> str:
+        """The agent in a continuation's key: its model, and its request settings if it has any
+        (a continuation made with other settings is another continuation)."""
+        extra = self.agent.request_settings()
+        return self.agent_id + (f" {json.dumps(extra, sort_keys=True)}" if extra else "")
+
+    @property
+    def config(self) -> AgentConfig:
+        return AgentConfig(max_steps=self.steps, temperature=self.temperature)
+
+
+@dataclass(frozen=True)
+class CellTask:
+    """Everything a worker needs to run one cell, on any machine: a POST cell's summarizer, the
+    seconds its tests may run, and what the gold patch's test run took in validation."""
+
+    cell: CellId
+    instance: Instance
+    history: History
+    summarizer: Summarizer | None = None  # None for PRE
+    test_timeout: float = DEFAULT_TEST_TIMEOUT
+    gold_seconds: float | None = None
+
+
+def run_cell(task: CellTask, settings: Settings, store: Store,
+             environment: Callable[[Instance], tuple[Environment, Recipe]],
+             model: Callable[[ModelSpec], Model]) -> CellResult:
+    """Run one cell in the environment `environment(instance)` gives; faults become an `error`
+    result, refused requests a `done` one marked `refused` (see the module docstring).
+
+    `model(spec)` gives the client to call a model through. Writes the summary and the
+    continuation to `store`; the cell's own row is the caller's to write.
+    """
+    started = time.monotonic()
+    summarized = None
+    stage = "summarizer: "
+    try:
+        if task.summarizer is not None:
+            summarized = summary_of(task.summarizer, task.history, task.cell.seed_index, store,
+                                    model)
+            if summarized.refused is not None:
+                return summarizer_refused(task.cell, summarized.key, summarized.refused,
+                                          time.monotonic() - started)
+        stage = ""
+        summary = None if summarized is None else summarized.summary
+        messages = _start(task, settings, summary)
+        continuation = continue_and_grade(
+            task.instance, task.history, messages, task.cell.arm, settings, store, environment,
+            model(settings.agent), task.cell.seed_index, task.test_timeout)
+    except Exception as exc:  # a cell's fault is its result: recorded, retried next run
+        return CellResult(task.cell, "error", summary=summarized and summarized.key,
+                          error=fault_text(exc, stage),
+                          diagnostics={"traceback": traceback.format_exc(limit=8)},
+                          seconds=time.monotonic() - started)
+    return result_of(task, continuation, summarized, time.monotonic() - started)
+
+
+def _start(task: CellTask, settings: Settings, summary: Summary | None) -> list[Message]:
+    prompt = None if task.summarizer is None else task.summarizer.prompt
+    return start_messages(task.history, task.instance.problem_statement, summary,
+                          settings.carrier, prompt)
+
+
+def continue_and_grade(instance: Instance, history: History, messages: list[Message], arm: str,
+                       settings: Settings, store: Store,
+                       environment: Callable[[Instance], tuple[Environment, Recipe]],
+                       model: Model, seed_index: int = 0,
+                       test_timeout: float = DEFAULT_TEST_TIMEOUT) -> Continuation:
+    """The continuation of `history` from `messages`, graded: the one the store keeps (unless
+    its tests timed out under a shorter limit than `test_timeout`), else run now in the
+    environment `environment(instance)` gives and graded there."""
+    key = continuation_key(history, messages, settings.agent_key, settings.config, seed_index)
+    kept = kept_continuation(store, key, test_timeout)
+    if kept is not None:
+        return kept
+    continuation = Continuation(key, instance.instance_id, arm, None,
+                                Trace(messages=messages, start_index=len(messages),
+                                      dialect=history.dialect), None, None,
+                                store.folder(CONTINUATIONS, key))
+    env, recipe = environment(instance)
+    continue_agent(continuation, history, instance.base_commit, env, model, settings.config,
+                   store, seed_index)
+    if continuation.trace.exit_reason != "error":
+        grade(continuation, instance, env, recipe, store, test_timeout)
+    return continuation
+
+
+def result_of(task: CellTask, continuation: Continuation, summarized: Summarized | None,
+              seconds: float) -> CellResult:
+    """The cell's result from its graded continuation: `error` when the harness failed or the
+    tests timed out under a limit shorter than the gold patch's run."""
+    trace = continuation.trace
+    refused = trace.error if trace.exit_reason == "refused" else None
+    summary_id, summary = (None, None) if summarized is None else (summarized.key,
+                                                                   summarized.summary)
+    found = diagnose(trace, task.history.messages, summary, task.instance.patch)
+    fault = timeout_fault(continuation.grade, task.gold_seconds)
+    if continuation.passed is None or fault:
+        return CellResult(task.cell, "error", summary=summary_id,
+                          error=continuation.error or fault, seconds=seconds)
+    return CellResult(task.cell, "done", continuation.passed, continuation.key, summary_id,
+                      continuation.reused, found, seconds=seconds, refused=refused,
+                      timed_out=timed_out(continuation.grade))
+
+
+def summarizer_refused(cell: CellId, summary_id: str, why: str, seconds: float = 0.0,
+                       reused: bool = False) -> CellResult:
+    """A POST whose summarizer request was refused: it fails, with nothing continued."""
+    return CellResult(cell, "done", False, summary=summary_id, reused=reused,
+                      diagnostics=refused_diagnostics(), seconds=seconds,
+                      refused=f"summarizer request refused: {why}")
+
+
+def fault_text(exc: BaseException, where: str = "") -> str:
+    """A cell's error: whose fault it is, the exception class, where (`summarizer: `) and its
+    message."""
+    whose = ("harness" if isinstance(exc, HarnessError)
+             else INPUT_FAULT.rstrip(": ") if isinstance(exc, InputError) else "bug")
+    return f"{whose}: {type(exc).__name__}: {where}{exc}"
+
+
+def kept_result(task: CellTask, settings: Settings, store: Store) -> CellResult | None:
+    """The cell's result from the store alone, when its summary (or the summarizer's refusal)
+    and its continuation are kept."""
+    summarized = None
+    if task.summarizer is not None:
+        summarized = kept_summary_of(task.summarizer, task.history, task.cell.seed_index, store)
+        if summarized is None or summarized.refused is not None:
+            return None if summarized is None else summarizer_refused(
+                task.cell, summarized.key, summarized.refused or "", reused=True)
+    summary = None if summarized is None else summarized.summary
+    continuation = kept_continuation(
+        store, continuation_key(task.history, _start(task, settings, summary),
+                                settings.agent_key, settings.config, task.cell.seed_index),
+        task.test_timeout)
+    if continuation is None or timeout_fault(continuation.grade, task.gold_seconds):
+        return None
+    return result_of(task, continuation, summarized, 0.0)

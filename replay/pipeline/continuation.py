@@ -1,0 +1,143 @@
+"""The continuation stage: restore the snapshot, run the agent from its start, keep its tree.
+
+PRE and POST differ only in the messages the agent starts from (`start_messages`): the full
+history, or what the run's carrier makes of the summary. Both restore the same snapshot and are
+graded by the same judge in the same environment (the shared directory; see
+`replay.pipeline.grade`).
+
+A continuation speaks its history's dialect (`History.dialect`: replay's tool calls, or
+mini-swe-agent's text actions or bash calls ending at its submit sentinel), in PRE and POST
+alike and with the same step limit; its trace records the dialect.
+
+A continuation is identified by what determines it: the instance, the snapshot, the starting
+messages, the dialect, the agent (model and settings) and the sample index. The dialect
+enters the key (as `protocol`, its name when it entered) only when it is not `tool-calls`, so
+the keys of continuations kept before it was part of them stay valid. A finished one is kept in
+the store and returned again without running anything: tool outputs such as test timings differ
+from run to run, so a re-run could not be answered from the model cache alone. One that ended in
+a harness fault is not kept, and runs again next time.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from replay.agent.loop import AgentConfig, run_agent
+from replay.compaction.carriers import post_messages
+from replay.compaction.sources import PromptText
+from replay.core.digest import digest
+from replay.core.errors import HarnessError
+from replay.core.paths import TESTBED
+from replay.environments import snapshots
+from replay.environments.base import Environment
+from replay.judge.timeouts import still_holds
+from replay.models.types import Message, Model, ModelSpec
+from replay.records.grade import Grade
+from replay.records.history import History
+from replay.records.summary import Summary
+from replay.records.trace import Trace
+from replay.store import Store
+from replay.store.artifacts import CONTINUATIONS, TRACE, TREE_DIFF
+
+
+@dataclass
+class Continuation:
+    """One continuation: passed is None until it is graded, and stays None when the harness
+    failed (an `error`)."""
+
+    key: str
+    instance_id: str
+    arm: str
+    passed: bool | None
+    trace: Trace
+    grade: Grade | None
+    error: str | None
+    artifacts: Path
+    reused: bool = False
+
+    @property
+    def trace_path(self) -> Path:
+        return self.artifacts / TRACE
+
+    @property
+    def tree_path(self) -> Path:
+        return self.artifacts / TREE_DIFF
+
+
+def model_id(spec: ModelSpec) -> str:
+    """What identifies the continuation agent's model in a continuation's key."""
+    return f"{spec.provider}:{spec.model}@{spec.base_url}"
+
+
+def start_messages(history: History, problem_statement: str, summary: Summary | None,
+                   carrier: str, prompt: PromptText | None) -> list[Message]:
+    """What the continuation starts from: the full history (PRE), or the summary as `carrier`
+    hands it over (POST)."""
+    if summary is None:
+        return history.messages
+    return post_messages(summary, history.messages, problem_statement, TESTBED, carrier, prompt,
+                         history.dialect)
+
+
+def continuation_key(history: History, messages: list[Message], agent_id: str,
+                     config: AgentConfig, seed_index: int) -> str:
+    """The identity of a continuation of `history` from `messages` (see the module
+    docstring)."""
+    content = {"instance": history.instance_id, "snapshot": history.snapshot.fingerprint,
+               "messages": messages, "agent": agent_id, "config": asdict(config),
+               "seed_index": seed_index}
+    if history.dialect != "tool-calls":
+        content["protocol"] = history.dialect  # the key's name from before the rename
+    return digest(content)
+
+
+def kept_continuation(store: Store, key: str, test_timeout: float) -> Continuation | None:
+    """The graded continuation the store keeps under `key`, with its trace, if any and if it
+    answers a test run allowed `test_timeout` seconds (not when its tests timed out under a
+    shorter limit)."""
+    record = store.continuation(key)
+    artifacts = store.folder(CONTINUATIONS, key)
+    if record is None or not (artifacts / TRACE).is_file():
+        return None
+    grade = Grade(**json.loads(record["grade"]))
+    if not still_holds(grade, test_timeout):
+        return None
+    return Continuation(key, record["instance_id"], record["arm"], record["passed"],
+                        load_trace(artifacts / TRACE), grade, None, artifacts,
+                        reused=True)
+
+
+def load_trace(path: Path) -> Trace:
+    """A trace as `Trace.save` wrote it."""
+    return Trace.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def continue_agent(continuation: Continuation, history: History, base_commit: str,
+                   env: Environment, model: Model, config: AgentConfig, store: Store,
+                   seed_index: int = 0) -> None:
+    """Restore the history's snapshot, run the agent from the continuation's start and keep its
+    final tree (what the tests see); a harness fault is set as the continuation's error."""
+    trace = continuation.trace
+    try:
+        env.restore(history.snapshot)
+        continuation.trace = trace = run_agent(model, env, trace.messages, config,
+                                               continuation.trace_path, seed_index,
+                                               dialect=history.dialect)
+        if trace.exit_reason == "error":
+            continuation.error = trace.error
+        elif not unread(trace):
+            tree = snapshots.settle(env, base_commit)
+            store.write_artifact(tree.diff, *continuation.tree_path.relative_to(
+                store.artifacts).parts)
+    except HarnessError as exc:
+        continuation.error = trace.error = f"{type(exc).__name__}: {exc}"
+        trace.exit_reason = "error"
+        trace.save(continuation.trace_path)
+
+
+def unread(trace: Trace) -> bool:
+    """Whether the agent's first request was refused: it never read what it was given (the
+    summary, or the history), and nothing it did is graded."""
+    return trace.exit_reason == "refused" and trace.steps == 0

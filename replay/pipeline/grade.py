@@ -1,0 +1,42 @@
+"""The grade stage: the judge runs the instance's tests on the continuation's tree, in the
+environment the agent worked in, and the graded continuation is kept in the store.
+
+The tests run for at most the cell's `test_timeout`. One whose first agent request was refused
+is not tested: the agent never read what it was given, and it fails (`UNREAD`).
+"""
+
+from __future__ import annotations
+
+import json
+
+from replay.core.errors import HarnessError
+from replay.environments.base import Environment
+from replay.environments.recipes import Recipe
+from replay.instances.records import Instance
+from replay.judge.testrun import run_tests
+from replay.pipeline.continuation import Continuation, unread
+from replay.records.grade import Grade
+from replay.store import Store
+from replay.store.artifacts import TESTS_LOG
+
+# The grade of a continuation whose first request was refused: nothing ran, nothing passed.
+UNREAD = Grade(resolved=False, status="not run: the agent's first request was refused",
+               tests_ran=False)
+
+
+def grade(continuation: Continuation, instance: Instance, env: Environment, recipe: Recipe,
+          store: Store, test_timeout: float) -> None:
+    """Grade the continuation and keep it; a harness fault is set as its error, and such a
+    continuation is not kept."""
+    try:
+        continuation.grade = UNREAD if unread(continuation.trace) else run_tests(
+            env, instance, recipe, continuation.artifacts / TESTS_LOG, test_timeout)
+    except HarnessError as exc:
+        trace = continuation.trace
+        continuation.error = trace.error = f"{type(exc).__name__}: {exc}"
+        trace.exit_reason = "error"
+        trace.save(continuation.trace_path)
+        return
+    continuation.passed = continuation.grade.resolved
+    store.record_continuation(continuation.key, continuation.instance_id, continuation.arm,
+                              continuation.passed, json.dumps(continuation.grade.to_dict()))

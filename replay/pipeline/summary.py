@@ -1,0 +1,159 @@
+"""The summary stage of a POST cell: the summary kept in the store, else written now and kept.
+
+A summary is kept by what determines it (`summary_key`: the history, the summarizer's model,
+settings and prompt text, the sampling temperature, the seed index), so a re-run, another run or
+another sweep that needs the same summary finds it without a model call. A summarizer request
+the server refused for its content is kept in the summary's place (a record with `refused` and
+no text), so that it is not asked again either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from replay.compaction.fusion import FUSION_VERSION
+from replay.compaction.sources import PromptText
+from replay.compaction.summarize import parse_summarizer, summarize
+from replay.core.digest import digest
+from replay.models.transport import ModelRefused
+from replay.models.types import Model, ModelSpec
+from replay.pipeline.calls import recording
+from replay.records.history import History
+from replay.records.summary import Summary
+from replay.store import Store, summaries
+
+
+@dataclass(frozen=True)
+class Summarizer:
+    """A summarizer as a POST cell runs it: its name (`MODEL:PROMPT`, a mechanical baseline or
+    a fused name), the backbone's model, the prompt's text, the evidence judge of a fused name
+    and the temperature the run samples at."""
+
+    name: str
+    backbone: ModelSpec | None = None
+    prompt: PromptText | None = None
+    judge: ModelSpec | None = None
+    temperature: float = 0.0
+
+    def identity(self) -> dict[str, Any]:
+        """What of the summarizer determines its summaries (part of `summary_key`)."""
+        backbone = _model_identity(self.backbone)
+        judge = _model_identity(self.judge)
+        name = parse_summarizer(self.name)
+        content: dict[str, Any] = {
+            "summarizer": name.prompt if backbone else name.name, "backbone": backbone,
+            "prompt": None if self.prompt is None else self.prompt.parts}
+        if backbone:
+            content["temperature"] = self.temperature
+        if name.fused is not None:
+            base = name.fused.base
+            content["fusion"] = {"base": base.prompt if base.backbone else base.name,
+                                 "top": name.fused.top, "judge": judge,
+                                 "version": FUSION_VERSION}
+        return content
+
+
+def _model_identity(spec: ModelSpec | None) -> dict[str, Any] | None:
+    return None if spec is None else {**spec.model_dump(
+        include={"provider", "model", "base_url", "temperature", "max_tokens"}),
+        **spec.request_settings()}
+
+
+def summary_key(summarizer: Summarizer, history: History, seed_index: int) -> str:
+    """The identity of the summary `summarizer` writes of `history` at `seed_index`."""
+    identity = summarizer.identity()
+    content = {"instance": history.instance_id, "snapshot": history.snapshot.fingerprint,
+               "history": digest(history.messages), **identity, "seed_index": seed_index}
+    return digest(content)
+
+
+@dataclass(frozen=True)
+class Summarized:
+    """The summary stage's result: the summary kept under `key`, or why the summarizer's server
+    refused to write it (`refused`; then there is no summary)."""
+
+    key: str
+    summary: Summary | None = None
+    refused: str | None = None
+
+
+def summary_of(summarizer: Summarizer, history: History, seed_index: int, store: Store,
+               model: Callable[[ModelSpec], Model]) -> Summarized:
+    """The summary of a POST cell: kept, or written now (and kept before it is used).
+    `model(spec)` gives the client the backbone and the judge are called through.
+
+    A request the summarizer's server refused for its content, now or before, is a result:
+    the refusal is kept in the summary's place and not asked again.
+    """
+    kept = kept_summary_of(summarizer, history, seed_index, store)
+    if kept is not None:
+        return kept
+    key = summary_key(summarizer, history, seed_index)
+    keys: list[str] = []
+    calls = recording(model, keys)
+    backbone = None if summarizer.backbone is None else calls(summarizer.backbone)
+    judge = None if summarizer.judge is None else calls(summarizer.judge)
+    try:
+        summary = summarize(history.messages, parse_summarizer(summarizer.name),
+                            summarizer.prompt, backbone, seed_index, judge,
+                            summarizer.temperature)
+    except ModelRefused as exc:
+        keep_summary(store, key, history.instance_id, seed_index,
+                     refusal_record(summarizer.name, str(exc)))
+        return Summarized(key, refused=str(exc))
+    summary.calls = tuple(keys)
+    keep_summary(store, key, history.instance_id, seed_index, summary_record(summary))
+    return Summarized(key, summary)
+
+
+def kept_summary_of(summarizer: Summarizer, history: History, seed_index: int,
+                    store: Store) -> Summarized | None:
+    """The summary (or the summarizer's refusal) the store keeps for this cell, if any."""
+    key = summary_key(summarizer, history, seed_index)
+    summary = kept_summary(store, key)
+    if summary is not None:
+        return Summarized(key, summary)
+    refused = kept_refusal(store, key)
+    return None if refused is None else Summarized(key, refused=refused)
+
+
+def kept_summary(store: Store, key: str) -> Summary | None:
+    """A summary kept under `key`, if any."""
+    data = summaries.record(store, key)
+    if data is None or data.get("refused"):
+        return None
+    return Summary(data["summarizer"], data["text"], data["messages"],
+                   input_tokens=data["input_tokens"], output_tokens=data["output_tokens"],
+                   cost=data["cost"], details=data.get("details") or {},
+                   calls=tuple(data.get("call_keys") or ()))
+
+
+def kept_refusal(store: Store, key: str) -> str | None:
+    """Why the summarizer's request for the summary `key` was refused, if it was."""
+    data = summaries.record(store, key)
+    return None if data is None else data.get("refused")
+
+
+def refusal_record(summarizer: str, refused: str) -> dict[str, Any]:
+    """What is kept of a summary the summarizer's server refused to write."""
+    return {"summarizer": summarizer, "text": "", "messages": None, "calls": 0,
+            "input_tokens": 0, "output_tokens": 0, "cost": 0.0, "details": {},
+            "refused": refused}
+
+
+def summary_record(summary: Summary) -> dict[str, Any]:
+    """What is kept of a summary: its requests live in the model call cache, under the keys
+    the summary carries (`call_keys`; `calls` counts them)."""
+    return {"summarizer": summary.summarizer, "text": summary.text,
+            "messages": summary.messages, "calls": len(summary.requests),
+            "call_keys": list(summary.calls),
+            "input_tokens": summary.input_tokens, "output_tokens": summary.output_tokens,
+            "cost": summary.cost, "details": summary.details}
+
+
+def keep_summary(store: Store, key: str, instance_id: str, seed_index: int,
+                 record: dict[str, Any]) -> None:
+    """Keep a summary record under `key` (first writer wins)."""
+    summaries.keep(store, key, instance_id, seed_index, record)

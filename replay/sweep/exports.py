@@ -1,0 +1,141 @@
+"""What a remote worker sends back to the driver, and how the driver writes it into the run's
+store.
+
+A remote worker (a Ray actor) writes to a scratch store on its own node. Once a task is done it
+exports what the run's store needs: the cell's summary and continuation records and their files,
+the model calls the cell made (replies and refusals, for the run's call cache), or an instance's
+validation and its logs. The driver alone writes the run's store (`ingest`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from replay.models.cache import CallCache, cache_key, refusal_key, request_content
+from replay.models.client import settled
+from replay.models.transport import ModelRefused
+from replay.models.types import ChatRequest, ChatResponse, ModelSpec
+from replay.pipeline.summary import keep_summary
+from replay.records.cell import CellResult
+from replay.records.validation import Validation
+from replay.store import Store, summaries
+from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, keyed
+from replay.store.summaries import SummaryRow
+
+
+@dataclass(frozen=True)
+class Called:
+    """One model call a worker made for its task: the model, the request, the sample and the
+    reply, or the refusal."""
+
+    spec: ModelSpec
+    request: ChatRequest
+    seed_index: int
+    reply: ChatResponse | ModelRefused
+
+
+@dataclass(frozen=True)
+class KeptCall:
+    """A model call's row of the call cache: its key, model, request content and reply."""
+
+    key: str
+    spec: ModelSpec
+    content: dict[str, Any]
+    response: ChatResponse
+
+
+@dataclass(frozen=True)
+class KeptRefusal:
+    """A refused request's row of the call cache: its key, model, request content and what the
+    server said."""
+
+    key: str
+    spec: ModelSpec
+    content: dict[str, Any]
+    status: int
+    context: bool
+    message: str
+
+
+@dataclass
+class Export:
+    """What a remote worker produced, for the driver to write into the run's store."""
+
+    continuation: dict[str, Any] | None = None
+    artifacts: dict[str, bytes] = field(default_factory=dict)
+    summary: tuple[str, SummaryRow] | None = None  # its key and row
+    calls: list[KeptCall] = field(default_factory=list)
+    refusals: list[KeptRefusal] = field(default_factory=list)
+    validation: Validation | None = None
+
+
+def cell_export(store: Store, result: CellResult, calls: list[Called]) -> Export:
+    """What the run's store needs of a cell the worker ran into its scratch `store`."""
+    export = Export()
+    for call in calls:
+        content = request_content(call.spec, settled(call.spec, call.request, call.seed_index),
+                                  call.seed_index)
+        if isinstance(call.reply, ModelRefused):
+            export.refusals.append(KeptRefusal(refusal_key(content), call.spec, content,
+                                               call.reply.status, call.reply.context,
+                                               str(call.reply)))
+        else:
+            export.calls.append(KeptCall(cache_key(content), call.spec, content, call.reply))
+    row = summaries.row(store, result.summary) if result.summary else None
+    if result.summary and row is not None:
+        export.summary = (result.summary, row)
+    if result.continuation:
+        record = store.continuation(result.continuation)
+        export.continuation = {"key": result.continuation, **(record or {})}
+        export.artifacts = files(store, *keyed(CONTINUATIONS, result.continuation))
+    return export
+
+
+def validation_export(store: Store, validation: Validation) -> Export:
+    """What the run's store needs of an instance the worker validated: the verdict and its
+    logs."""
+    return Export(artifacts=files(store, "validate", validation.instance_id),
+                  validation=validation)
+
+
+def files(store: Store, *parts: str) -> dict[str, bytes]:
+    """The finished files under an artifact folder, by their path in the artifacts."""
+    folder = store.artifact_path(*parts)
+    if not folder.is_dir():
+        return {}
+    return {str(path.relative_to(store.artifacts)): path.read_bytes()
+            for path in sorted(folder.rglob("*")) if path.is_file()
+            and not path.name.endswith(".partial")}
+
+
+def ingest(store: Store, cache: CallCache, export: Export, backend: str) -> None:
+    """Write what a remote worker sent back into the run's store (a validation as made on
+    `backend`)."""
+    for relative, data in export.artifacts.items():
+        store.write_artifact(data, *Path(relative).parts)
+    for call in export.calls:
+        cache.put(call.key, call.spec, call.content, call.response)
+    for refusal in export.refusals:
+        cache.keep_refusal(refusal.key, refusal.spec, refusal.content,
+                           ModelRefused(refusal.message, refusal.status, refusal.context))
+    if export.summary is not None:
+        key, row = export.summary
+        keep_summary(store, key, row.instance_id, row.seed_index, row.record)
+    verdict = export.validation
+    if verdict is not None:
+        store.record_validation(verdict.instance_id, backend, verdict.status, verdict.reasons,
+                                verdict.checks)
+    record = export.continuation
+    if record and "grade" in record:
+        grade = _local_log_path(store, record)
+        store.record_continuation(record["key"], record["instance_id"], record["arm"],
+                                  record["passed"], grade)
+
+
+def _local_log_path(store: Store, record: dict[str, Any]) -> str:
+    grade = json.loads(record["grade"])
+    grade["log_path"] = str(store.folder(CONTINUATIONS, record["key"]) / TESTS_LOG)
+    return json.dumps(grade)
