@@ -14,6 +14,7 @@ import pytest
 
 from replay.records.plan import Plan
 from replay.store import Store
+from replay.store.schema import SCHEMA_VERSION
 from replay.sweep.plan import save_run
 
 from conftest import one_line_exit_2, run_replay
@@ -184,7 +185,7 @@ SCHEMAS = [
     (["CREATE TABLE users (id INTEGER)", "INSERT INTO users VALUES (1)"],
      "is not a replay store: an SQLite file with other tables (users)"),
     ([META, "INSERT INTO meta VALUES ('schema_version', '0')"],
-     "is not a store of this replay: schema version 0, not 1 to 2"),
+     f"is not a store of this replay: schema version 0, not 1 to {SCHEMA_VERSION}"),
     ([META, "INSERT INTO meta VALUES ('schema_version', '9')"],
      "has schema version 9, newer than this replay"),
 ]

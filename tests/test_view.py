@@ -15,8 +15,8 @@ import pytest
 
 from replay.agent.loop import AgentConfig
 from replay.agent.tools import TOOLS
-from replay.models.cache import CallCache, cache_key, request_content
-from replay.models.client import settled
+from replay.models.cache import CallCache, request_content
+from replay.models.client import call_key, settled
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Usage
 from replay.records.cell import CellId, CellResult
 from replay.records.plan import Plan
@@ -99,31 +99,43 @@ def grade(resolved: bool) -> dict:
             "timed_out": False}
 
 
-def keep_continuation(store: Store, key: str, data: dict, resolved: bool) -> None:
+def keep_continuation(store: Store, key: str, data: dict, resolved: bool,
+                      calls: tuple[str, ...] = ()) -> None:
     folder = store.folder(CONTINUATIONS, key)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "trace.json").write_text(json.dumps(data))
     (folder / "tests.log").write_text(f"{TEST} {'PASSED' if resolved else 'FAILED'} {SCRIPT}\n")
     store.record_continuation(key, "one", "pre" if resolved else "post", resolved,
-                              json.dumps(grade(resolved)))
+                              json.dumps(grade(resolved)), calls)
+
+
+def step_key() -> str:
+    """The key PRE step 1's call is kept under."""
+    config = AgentConfig()
+    request = ChatRequest(messages=PRE["messages"][:len(HISTORY)], tools=TOOLS,
+                          temperature=config.temperature, max_tokens=config.max_tokens)
+    return call_key(AGENT, request, 0)
 
 
 @pytest.fixture
 def view_store(tmp_path: Path) -> Path:
-    """Run `r`: instance `one`, summarizer `m:codex`, damaged; PRE step 1's call is cached."""
+    """Run `r`: instance `one`, summarizer `m:codex`, damaged. PRE's steps and the summary's
+    two calls are recorded with them, and only PRE step 1's call is in the call cache; POST's
+    continuation was kept before calls were recorded with it."""
     path = tmp_path / "runs" / "replay.db"
     with Store.open(path) as store:
         save_run(store, "r", PLAN)
         store.record_validation("one", "local", "valid", [], {})
-        keep_continuation(store, "a" * 64, PRE, True)
+        keep_continuation(store, "a" * 64, PRE, True, (step_key(), "f" * 64))
         keep_continuation(store, "b" * 64, POST, False)
         store.db.execute("INSERT INTO summaries VALUES ('s1', 'one', 'm:codex', 0, ?, 0)", (
             json.dumps({"summarizer": "m:codex", "text": f"Fix /testbed/pkg/mod.py <b>{SCRIPT}",
-                        "messages": None, "calls": 2, "input_tokens": 7, "output_tokens": 3,
-                        "cost": 0.0}),))
-        record_cell(store, "r", CellResult(CellId("one", "pre", "", 0), "done", True, "a" * 64))
+                        "messages": None, "calls": 2, "call_keys": ["d" * 64, "e" * 64],
+                        "input_tokens": 7, "output_tokens": 3, "cost": 0.0}),))
+        record_cell(store, "r", CellResult(CellId("one", "pre", "", 0), "done", True, "a" * 64,
+                                           diagnostics={"steps": 2}))
         record_cell(store, "r", CellResult(CellId("one", "post", "m:codex", 0), "done", False,
-                                           "b" * 64, "s1"))
+                                           "b" * 64, "s1", diagnostics={"steps": 2}))
         store.db.execute("INSERT INTO retention VALUES ('r', 'one', 'm:codex', 0, 0.5, 1, 2, "
                          "'pre', ?, 0)", (json.dumps({
                              "share": 0.5, "found": 1, "size": 2,
@@ -134,7 +146,7 @@ def view_store(tmp_path: Path) -> Path:
                           temperature=config.temperature, max_tokens=config.max_tokens)
     content = request_content(AGENT, settled(AGENT, request, 0), 0)
     with CallCache(path) as cache:
-        cache.put(cache_key(content), AGENT, content, ChatResponse(
+        cache.put(step_key(), AGENT, content, ChatResponse(
             message=PRE["messages"][len(HISTORY)], cost=0.0123,
             usage=Usage(input_tokens=1234, output_tokens=56, cached_tokens=789)))
     return path
@@ -190,9 +202,13 @@ def test_a_cell_page_shows_summary_traces_tests_and_calls(view_store: Path) -> N
                      r"<td>56</td><td>\$0.0123</td>", calls)
     assert "not recorded" in calls  # latency: this row was stored before calls were timed
     # PRE step 2 and the summary's two calls were never cached: shown, not left out
-    assert len(re.findall(r"<td>(?:PRE</td><td>step 2|POST</td><td>summary)</td>\s*"
-                          r"<td colspan=\"7\" class=\"note\">not in the store's model calls",
+    assert len(re.findall(r"<td>(?:PRE</td><td>step 2|POST</td><td>summary [12]/2)</td>\s*"
+                          r"<td colspan=\"7\" class=\"note\">not in the store&#39;s model calls",
                           calls)) == 3
+    # POST's steps were kept before their calls were recorded with them: shown as such
+    assert len(re.findall(r"<td>POST</td><td>step [12]</td>\s*<td colspan=\"7\" "
+                          r"class=\"note\">kept before its calls were recorded with it",
+                          calls)) == 2
     seeds = html[html.index('class="seeds"'):]
     assert f'<a href="{page_name("one", "m:codex", 1).split("/")[1]}">1</a>' in seeds
 

@@ -40,11 +40,10 @@ from replay.measures.retention import (
     score,
 )
 from replay.models.types import Message
-from replay.pipeline.summary import kept_summary
 from replay.records.cell import CellId, CellResult
 from replay.records.history import History
 from replay.records.summary import Summary
-from replay.store import Store, scores
+from replay.store import Store, scores, summaries
 from replay.store.artifacts import CONTINUATIONS, TRACE
 from replay.store.scores import ScoreRow
 from replay.sweep.plan import load_cells, require_run
@@ -141,7 +140,7 @@ def score_run(store: Store, run: str, limits: Limits) -> tuple[list[RetentionRow
     for cell, result in sorted(cells.items()):
         if cell.arm != "post" or not result.summary:
             continue
-        summary = kept_summary(store, result.summary)
+        summary = summaries.summary(store, result.summary)
         if summary is None:
             continue
         if cell.instance_id not in references:

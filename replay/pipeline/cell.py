@@ -40,6 +40,7 @@ from replay.judge.timeouts import (
     timeout_fault,
 )
 from replay.models.types import Message, Model, ModelSpec
+from replay.pipeline.calls import Recorder
 from replay.pipeline.continuation import (
     Continuation,
     continuation_key,
@@ -50,7 +51,13 @@ from replay.pipeline.continuation import (
 )
 from replay.pipeline.diagnostics import diagnose, refused_diagnostics
 from replay.pipeline.grade import grade
-from replay.pipeline.summary import Summarized, Summarizer, kept_summary_of, summary_of
+from replay.pipeline.summary import (
+    Summarized,
+    Summarizer,
+    kept_summarized,
+    summary_key,
+    summary_of,
+)
 from replay.records.cell import CellId, CellResult
 from replay.records.history import History
 from replay.records.summary import Summary
@@ -126,7 +133,8 @@ def run_cell(task: CellTask, settings: Settings, store: Store,
             task.instance, task.history, messages, task.cell.arm, settings, store, environment,
             model(settings.agent), task.cell.seed_index, task.test_timeout)
     except Exception as exc:  # a cell's fault is its result: recorded, retried next run
-        return CellResult(task.cell, "error", summary=summarized and summarized.key,
+        return CellResult(task.cell, "error",
+                          summary=None if summarized is None else summarized.key,
                           error=fault_text(exc, stage),
                           diagnostics={"traceback": traceback.format_exc(limit=8)},
                           seconds=time.monotonic() - started)
@@ -156,7 +164,8 @@ def continue_and_grade(instance: Instance, history: History, messages: list[Mess
                                       dialect=history.dialect), None, None,
                                 store.folder(CONTINUATIONS, key))
     env, recipe = environment(instance)
-    continue_agent(continuation, history, instance.base_commit, env, model, settings.config,
+    agent = Recorder(model, settings.agent, continuation.calls)
+    continue_agent(continuation, history, instance.base_commit, env, agent, settings.config,
                    store, seed_index)
     if continuation.trace.exit_reason != "error":
         grade(continuation, instance, env, recipe, store, test_timeout)
@@ -202,7 +211,8 @@ def kept_result(task: CellTask, settings: Settings, store: Store) -> CellResult 
     and its continuation are kept."""
     summarized = None
     if task.summarizer is not None:
-        summarized = kept_summary_of(task.summarizer, task.history, task.cell.seed_index, store)
+        summarized = kept_summarized(
+            store, summary_key(task.summarizer, task.history, task.cell.seed_index))
         if summarized is None or summarized.refused is not None:
             return None if summarized is None else summarizer_refused(
                 task.cell, summarized.key, summarized.refused or "", reused=True)

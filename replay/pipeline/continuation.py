@@ -21,7 +21,7 @@ a harness fault is not kept, and runs again next time.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from replay.agent.loop import AgentConfig, run_agent
@@ -45,7 +45,7 @@ from replay.store.artifacts import CONTINUATIONS, TRACE, TREE_DIFF
 @dataclass
 class Continuation:
     """One continuation: passed is None until it is graded, and stays None when the harness
-    failed (an `error`)."""
+    failed (an `error`); `calls` are the keys of its agent steps' model calls, in order."""
 
     key: str
     instance_id: str
@@ -56,6 +56,7 @@ class Continuation:
     error: str | None
     artifacts: Path
     reused: bool = False
+    calls: list[str] = field(default_factory=list)
 
     @property
     def trace_path(self) -> Path:
@@ -106,7 +107,7 @@ def kept_continuation(store: Store, key: str, test_timeout: float) -> Continuati
         return None
     return Continuation(key, record["instance_id"], record["arm"], record["passed"],
                         load_trace(artifacts / TRACE), grade, None, artifacts,
-                        reused=True)
+                        reused=True, calls=list(record.get("calls") or ()))
 
 
 def load_trace(path: Path) -> Trace:

@@ -39,4 +39,5 @@ def grade(continuation: Continuation, instance: Instance, env: Environment, reci
         return
     continuation.passed = continuation.grade.resolved
     store.record_continuation(continuation.key, continuation.instance_id, continuation.arm,
-                              continuation.passed, json.dumps(continuation.grade.to_dict()))
+                              continuation.passed, json.dumps(continuation.grade.to_dict()),
+                              continuation.calls)

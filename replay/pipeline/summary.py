@@ -87,10 +87,22 @@ def summary_of(summarizer: Summarizer, history: History, seed_index: int, store:
     A request the summarizer's server refused for its content, now or before, is a result:
     the refusal is kept in the summary's place and not asked again.
     """
-    kept = kept_summary_of(summarizer, history, seed_index, store)
+    key = summary_key(summarizer, history, seed_index)
+    kept = kept_summarized(store, key)
     if kept is not None:
         return kept
-    key = summary_key(summarizer, history, seed_index)
+    written = _write(summarizer, history, seed_index, model, key)
+    if written.summary is None:
+        summaries.keep_refusal(store, key, history.instance_id, seed_index, summarizer.name,
+                               written.refused or "")
+    else:
+        summaries.keep_summary(store, key, history.instance_id, seed_index, written.summary)
+    return written
+
+
+def _write(summarizer: Summarizer, history: History, seed_index: int,
+           model: Callable[[ModelSpec], Model], key: str) -> Summarized:
+    """The summary written now, carrying the keys of the calls that wrote it; or the refusal."""
     keys: list[str] = []
     calls = recording(model, keys)
     backbone = None if summarizer.backbone is None else calls(summarizer.backbone)
@@ -100,60 +112,15 @@ def summary_of(summarizer: Summarizer, history: History, seed_index: int, store:
                             summarizer.prompt, backbone, seed_index, judge,
                             summarizer.temperature)
     except ModelRefused as exc:
-        keep_summary(store, key, history.instance_id, seed_index,
-                     refusal_record(summarizer.name, str(exc)))
         return Summarized(key, refused=str(exc))
     summary.calls = tuple(keys)
-    keep_summary(store, key, history.instance_id, seed_index, summary_record(summary))
     return Summarized(key, summary)
 
 
-def kept_summary_of(summarizer: Summarizer, history: History, seed_index: int,
-                    store: Store) -> Summarized | None:
-    """The summary (or the summarizer's refusal) the store keeps for this cell, if any."""
-    key = summary_key(summarizer, history, seed_index)
-    summary = kept_summary(store, key)
+def kept_summarized(store: Store, key: str) -> Summarized | None:
+    """The summary (or the summarizer's refusal) the store keeps under `key`, if any."""
+    summary = summaries.summary(store, key)
     if summary is not None:
         return Summarized(key, summary)
-    refused = kept_refusal(store, key)
+    refused = summaries.refusal(store, key)
     return None if refused is None else Summarized(key, refused=refused)
-
-
-def kept_summary(store: Store, key: str) -> Summary | None:
-    """A summary kept under `key`, if any."""
-    data = summaries.record(store, key)
-    if data is None or data.get("refused"):
-        return None
-    return Summary(data["summarizer"], data["text"], data["messages"],
-                   input_tokens=data["input_tokens"], output_tokens=data["output_tokens"],
-                   cost=data["cost"], details=data.get("details") or {},
-                   calls=tuple(data.get("call_keys") or ()))
-
-
-def kept_refusal(store: Store, key: str) -> str | None:
-    """Why the summarizer's request for the summary `key` was refused, if it was."""
-    data = summaries.record(store, key)
-    return None if data is None else data.get("refused")
-
-
-def refusal_record(summarizer: str, refused: str) -> dict[str, Any]:
-    """What is kept of a summary the summarizer's server refused to write."""
-    return {"summarizer": summarizer, "text": "", "messages": None, "calls": 0,
-            "input_tokens": 0, "output_tokens": 0, "cost": 0.0, "details": {},
-            "refused": refused}
-
-
-def summary_record(summary: Summary) -> dict[str, Any]:
-    """What is kept of a summary: its requests live in the model call cache, under the keys
-    the summary carries (`call_keys`; `calls` counts them)."""
-    return {"summarizer": summary.summarizer, "text": summary.text,
-            "messages": summary.messages, "calls": len(summary.requests),
-            "call_keys": list(summary.calls),
-            "input_tokens": summary.input_tokens, "output_tokens": summary.output_tokens,
-            "cost": summary.cost, "details": summary.details}
-
-
-def keep_summary(store: Store, key: str, instance_id: str, seed_index: int,
-                 record: dict[str, Any]) -> None:
-    """Keep a summary record under `key` (first writer wins)."""
-    summaries.keep(store, key, instance_id, seed_index, record)

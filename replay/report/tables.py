@@ -19,6 +19,7 @@ from replay.measures.statistics import BOOTSTRAP_NOTE, Interval, bootstrap_mean,
 from replay.records.cell import CellId, CellResult
 from replay.records.outcome import Outcome
 from replay.records.plan import Plan
+from replay.report.calls import Call, cell_calls
 from replay.report.costs import COST_COLUMNS, cell_cost, cost_sums, cost_table
 from replay.report.histories import histories_table
 from replay.report.names import display_names, legend_lines
@@ -99,6 +100,7 @@ class Report:
     retention: dict[tuple[str, str, int], float | None] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)  # summarizer -> its column name
     shared: str = ""  # what the columns share, said once (`model X`, `prompt P`)
+    calls: dict[CellId, list[Call]] = field(default_factory=dict)  # each cell's model calls
 
     def shown(self, summarizer: str) -> str:
         """The column name of `summarizer`."""
@@ -141,7 +143,8 @@ def build(store: Store, run: str) -> Report:
     shown, shared = display_names(names, plan.kind)
     return Report(run, plan, found, cells, list(rates.values()), list(prompts.values()),
                   {(r["instance_id"], r["summarizer"], r["seed_index"]): r["share"]
-                   for r in scores}, shown, shared)
+                   for r in scores}, shown, shared,
+                  {cell: cell_calls(store, result) for cell, result in cells.items()})
 
 
 def code(outcome: Outcome) -> str:
@@ -265,6 +268,8 @@ def render(report: Report, console: Console, cells: bool = False) -> None:
     console.print(Text(spend_line(report.run, run_spend(report.cells))))
     if cells:
         console.print(cells_table(report))
+        if any(call.key for calls in report.calls.values() for call in calls):
+            console.print(calls_table(report))
 
 
 def timed_out_line(report: Report) -> str | None:
@@ -318,4 +323,21 @@ def cells_table(report: Report) -> Table:
     for row in rows:  # which request was refused: the whole reason is in cells.csv
         shown = {**row, "refused": row["refused"].split(" request refused", 1)[0]}
         table.add_row(*_texts(*(shown[column] for column in DIAGNOSTICS)))
+    return table
+
+
+def calls_table(report: Report) -> Table:
+    """Every model call of every cell, in the order each cell made them, with its cost."""
+    table = Table(title="model calls per cell")
+    width = max((len(cell.instance_id) for cell in report.calls), default=8)
+    table.add_column("instance", no_wrap=True, min_width=width)
+    for column in ("arm", "summarizer", "seed", "call", "model", "tokens in", "cached",
+                   "tokens out", "dollars"):
+        table.add_column(column, overflow="fold")
+    for cell in sorted(report.calls):
+        for call in report.calls[cell]:
+            shown = ((call.model, call.input_tokens, call.cached_tokens, call.output_tokens,
+                      f"{call.cost:.4f}") if call.found else (call.note, "", "", "", ""))
+            table.add_row(*_texts(cell.instance_id, cell.arm, cell.summarizer,
+                                  cell.seed_index, call.what, *shown))
     return table

@@ -2,14 +2,15 @@
 request's content, and the requests a server refused for their content.
 
 `CallTable` is the writers' side (`replay.models.cache.CallCache` builds on it): one connection
-that any thread may use, one at a time. The readers' side (`kept_call`, `calls_asking`,
-`seconds_total`) reads a store opened any way. What the key and the JSON hold is the models'
-business; here they are only kept.
+that any thread may use, one at a time. The readers' side (`kept_calls`: the calls of a cell, by
+the keys its records carry; `seconds_total`) reads a store opened any way. What the key and the
+JSON hold is the models' business; here they are only kept.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +52,7 @@ class RefusalRow:
     created_at: str
 
 
+_BATCH = 500  # keys asked for in one statement (SQLite allows 999 parameters at least)
 _COLUMNS = ("key, alias, provider, model, seed_index, request_json, response_json, "
             "input_tokens, output_tokens, cached_tokens, cost, created_at, seconds, "
             "cache_write_tokens")
@@ -103,18 +105,15 @@ def _row(found: tuple[object, ...]) -> CallRow:
     return CallRow(*found)  # type: ignore[arg-type]
 
 
-def kept_call(store: Store, key: str) -> CallRow | None:
-    """The call kept under `key`, if any."""
-    found = store.db.execute(f"SELECT {_COLUMNS} FROM model_calls WHERE key=?",
-                             (key,)).fetchone()
-    return None if found is None else _row(found)
-
-
-def calls_asking(store: Store, seed_index: int, fragment: str) -> list[CallRow]:
-    """The calls of sample `seed_index` whose request JSON holds `fragment`."""
-    return [_row(found) for found in store.db.execute(
-        f"SELECT {_COLUMNS} FROM model_calls WHERE seed_index=? AND instr(request_json, ?) > 0",
-        (seed_index, fragment))]
+def kept_calls(store: Store, keys: Sequence[str]) -> dict[str, CallRow]:
+    """The calls kept under `keys`, by key (a key with no call is left out)."""
+    found: dict[str, CallRow] = {}
+    for start in range(0, len(keys), _BATCH):
+        batch = list(keys[start:start + _BATCH])
+        marks = ", ".join("?" * len(batch))
+        found.update((row.key, row) for row in map(_row, store.db.execute(
+            f"SELECT {_COLUMNS} FROM model_calls WHERE key IN ({marks})", batch)))
+    return found
 
 
 def seconds_total(store: Store) -> tuple[float, int]:

@@ -63,6 +63,9 @@ MIGRATIONS: tuple[Step, ...] = (
          columns={"model_calls": (Column("seconds", "REAL", "NULL"),
                                   Column("cache_write_tokens", "INTEGER NOT NULL DEFAULT 0",
                                          "0"))}),
+    Step(3, "continuation_calls: the key of each agent step's model call, kept with its "
+            "continuation (continuations kept before list none)",
+         tables=("continuation_calls",)),
 )
 
 

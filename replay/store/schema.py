@@ -7,7 +7,7 @@ version raised by one, by a migration step that makes it in the stores written b
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
 
@@ -29,6 +29,12 @@ TABLES = {
     passed INTEGER NOT NULL,
     grade TEXT NOT NULL,
     created_at REAL NOT NULL
+)""",
+    "continuation_calls": """CREATE TABLE IF NOT EXISTS continuation_calls (
+    continuation TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    call TEXT NOT NULL,
+    PRIMARY KEY (continuation, step)
 )""",
     "runs": """CREATE TABLE IF NOT EXISTS runs (
     name TEXT PRIMARY KEY,

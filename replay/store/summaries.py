@@ -1,8 +1,9 @@
 """The `summaries` table: POST summaries kept by the key of what determines them, and the
 summarizer requests a server refused (a record with `refused` and no text).
 
-The record is the JSON the summary stage writes (`replay.sweep.summaries`); the first writer of a
-key wins.
+A summary is kept as the JSON of its record (`summary_record`), with the keys of the model calls
+that wrote it (`call_keys`; `calls` counts its requests); the first writer of a key wins. The
+summary stage (`replay.pipeline.summary`) keeps and reads them here.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from replay.records.summary import Summary
 from replay.store.database import Store
 
 
@@ -43,3 +45,44 @@ def row(store: Store, key: str) -> SummaryRow | None:
     found = store.db.execute("SELECT instance_id, seed_index, record FROM summaries WHERE key=?",
                              (key,)).fetchone()
     return None if found is None else SummaryRow(found[0], found[1], json.loads(found[2]))
+
+
+def summary(store: Store, key: str) -> Summary | None:
+    """The summary kept under `key`, if any (not a refusal)."""
+    data = record(store, key)
+    if data is None or data.get("refused"):
+        return None
+    return Summary(data["summarizer"], data["text"], data["messages"],
+                   input_tokens=data["input_tokens"], output_tokens=data["output_tokens"],
+                   cost=data["cost"], details=data.get("details") or {},
+                   calls=tuple(data.get("call_keys") or ()))
+
+
+def refusal(store: Store, key: str) -> str | None:
+    """Why the summarizer's request for the summary `key` was refused, if it was."""
+    data = record(store, key)
+    return None if data is None else data.get("refused")
+
+
+def keep_summary(store: Store, key: str, instance_id: str, seed_index: int,
+                 summary: Summary) -> None:
+    """Keep `summary` under `key` (an existing one stays)."""
+    keep(store, key, instance_id, seed_index, summary_record(summary))
+
+
+def keep_refusal(store: Store, key: str, instance_id: str, seed_index: int, summarizer: str,
+                 why: str) -> None:
+    """Keep in the summary's place that the summarizer's server refused to write it."""
+    keep(store, key, instance_id, seed_index, {
+        "summarizer": summarizer, "text": "", "messages": None, "calls": 0,
+        "input_tokens": 0, "output_tokens": 0, "cost": 0.0, "details": {}, "refused": why})
+
+
+def summary_record(summary: Summary) -> dict[str, Any]:
+    """What is kept of a summary: its requests live in the model call cache, under the keys
+    the summary carries."""
+    return {"summarizer": summary.summarizer, "text": summary.text,
+            "messages": summary.messages, "calls": len(summary.requests),
+            "call_keys": list(summary.calls),
+            "input_tokens": summary.input_tokens, "output_tokens": summary.output_tokens,
+            "cost": summary.cost, "details": summary.details}

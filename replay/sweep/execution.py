@@ -31,10 +31,10 @@ from replay.core.errors import Halt
 from replay.models.cache import CallCache
 from replay.models.retry import RetryNotice
 from replay.pipeline.cell import CellTask, kept_result
-from replay.pipeline.summary import kept_summary, summary_key
+from replay.pipeline.summary import summary_key
 from replay.records.cell import CellId, CellResult
 from replay.records.validation import Validation
-from replay.store import Store
+from replay.store import Store, summaries
 from replay.sweep.budget import Budget
 from replay.sweep.cells import Prepared
 from replay.sweep.exports import ingest
@@ -268,7 +268,7 @@ def _summary_estimate(task: CellTask, store: Store, history_tokens: int, found: 
     if summarizer is None or agent is None or summarizer.backbone is None:
         return problem + SUMMARY_TOKENS
     key = summary_key(summarizer, task.history, task.cell.seed_index)
-    if kept_summary(store, key) is not None:
+    if summaries.summary(store, key) is not None:
         return problem + SUMMARY_TOKENS
     calls = agent.calls
     found.summary_calls += calls

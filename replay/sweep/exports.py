@@ -18,7 +18,6 @@ from replay.models.cache import CallCache, cache_key, refusal_key, request_conte
 from replay.models.client import settled
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
-from replay.pipeline.summary import keep_summary
 from replay.records.cell import CellResult
 from replay.records.validation import Validation
 from replay.store import Store, summaries
@@ -123,7 +122,7 @@ def ingest(store: Store, cache: CallCache, export: Export, backend: str) -> None
                            ModelRefused(refusal.message, refusal.status, refusal.context))
     if export.summary is not None:
         key, row = export.summary
-        keep_summary(store, key, row.instance_id, row.seed_index, row.record)
+        summaries.keep(store, key, row.instance_id, row.seed_index, row.record)
     verdict = export.validation
     if verdict is not None:
         store.record_validation(verdict.instance_id, backend, verdict.status, verdict.reasons,
@@ -132,7 +131,7 @@ def ingest(store: Store, cache: CallCache, export: Export, backend: str) -> None
     if record and "grade" in record:
         grade = _local_log_path(store, record)
         store.record_continuation(record["key"], record["instance_id"], record["arm"],
-                                  record["passed"], grade)
+                                  record["passed"], grade, record.get("calls") or ())
 
 
 def _local_log_path(store: Store, record: dict[str, Any]) -> str:

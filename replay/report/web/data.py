@@ -17,16 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from replay.agent.loop import AgentConfig
 from replay.measures.runs import summarizer_means
 from replay.models.types import Message
 from replay.records.cell import CellId, CellResult
 from replay.records.outcome import Outcome
+from replay.report.calls import Call, cell_calls
 from replay.report.costs import cost_sums
 from replay.report.pairs import damage_rows, damage_verdict, pairs_of, retention_verdict
 from replay.report.plots import plots
 from replay.report.tables import Report, build
-from replay.report.web.calls import Call, agent_calls, summary_calls
 from replay.report.web.traces import Divergence, Step, align, first_divergence, steps_of
 from replay.store import Store, summaries
 from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, TRACE
@@ -157,7 +156,7 @@ def cell_view(store: Store, report: Report, instance: str, summarizer: str,
     if pre.trace is not None:
         history = pre.trace["messages"][:pre.trace["start_index"]]
     summary = _summary(store, post.result)
-    calls = _calls(store, report, cell, pre, post, history, summary)
+    calls = _calls(pre.result, post.result, store)
     return CellView(report, report.outcomes[(instance, summarizer)], cell,
                     seeds_of(report, instance, summarizer), pre, post, history, summary,
                     _retention(store, report.run, cell), _divergence(pre, post),
@@ -220,19 +219,5 @@ def _status(grade: dict[str, Any] | None, test: str) -> str:
     return (grade.get("statuses") or {}).get(test, "not found in the log")
 
 
-def _calls(store: Store, report: Report, cell: CellId, pre: Side, post: Side,
-           history: list[Message] | None, summary: dict[str, Any] | None) -> list[Call]:
-    config = AgentConfig(max_steps=report.plan.steps, temperature=report.plan.temperature)
-    calls = []
-    if pre.trace is not None:
-        calls += agent_calls(store, report.plan.agent_id, pre.trace, config, 0, "pre")
-    if summary is not None:
-        found = [] if history is None else summary_calls(
-            store, cell.summarizer, history, summary.get("text", ""), cell.seed_index)
-        unmatched = max(0, int(summary.get("calls") or 0) - len(found))
-        calls += found + [Call("post", "summary", found=False) for _ in range(unmatched)]
-    if post.trace is not None:
-        calls += agent_calls(store, report.plan.agent_id, post.trace, config, cell.seed_index,
-                             "post")
-    return calls
-
+def _calls(pre: CellResult | None, post: CellResult | None, store: Store) -> list[Call]:
+    return cell_calls(store, pre) + cell_calls(store, post)
