@@ -119,6 +119,7 @@ class RayWorker:
                              keep_calls=True)
 
     def run(self, task: Task) -> Finished:
+        """Run the task on this node; what the driver must write comes back as its export."""
         finished = self.worker.perform(task)
         store, result = self.worker.store, finished.result
         finished.export = (validation_export(store, result) if isinstance(result, Validation)
