@@ -72,6 +72,7 @@ def test_each_noise_rule_on_a_line_of_a_real_session(session_text: str, needle: 
     ("read /Users/alex/.claude/projects/x/abc.jsonl for the transcript",
      "/Users/alex/.claude/projects/x/abc.jsonl", "boilerplate"),
     ("compare origin/main...HEAD first", "origin/main...HEAD", "git_range"),
+    ("$ go test ./... 2>/dev/null | tail -5", "/dev/null", "device_path"),
 ])
 def test_noise_rules_on_the_forms_the_issue_names(text: str, value: str, rule: str) -> None:
     found = find_details(text)

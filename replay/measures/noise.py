@@ -30,6 +30,8 @@ RULES = {
                "is the language's vocabulary, not the work's",
     "timing": "a measured duration with decimals (`1.965s`, `(0.06s)`, `0.0001 seconds`) "
               "changes from run to run: a measurement of one output, not a detail to keep",
+    "device_path": "a device file (`/dev/null`, `/dev/tty`) is the operating system's: shells "
+                   "redirect to it in every session, whatever the work",
     "git_range": "git's range and tracking notation (`main...origin/main`, `a..b`) names "
                  "commits, not a path",
     "routine_command": "a git command that only inspects (`git status`, `git log --oneline -5`, "
@@ -113,6 +115,8 @@ def noise_rule(kind: str, value: str, project: frozenset[str] = frozenset()) -> 
         return "timing" if _TIMING.fullmatch(value) else None
     if kind == "command":
         return "routine_command" if value.startswith("git ") and _ROUTINE.fullmatch(value) else None
+    if kind == "path" and value.startswith("/dev/"):
+        return "device_path"
     if kind == "path" and ".." in value and _RANGE.search(value):
         return "git_range"
     if value.startswith("/") and "." not in value and kind in ("path", "url", "identifier") and (
