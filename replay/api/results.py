@@ -16,7 +16,7 @@ from replay.measures.session_files import load_sessions
 from replay.report.exports import reports_folder, write
 from replay.report.tables import Report, build
 from replay.store import Store
-from replay.sweep.plan import latest_run, require_run
+from replay.sweep.plan import latest_run, load_cells, require_run
 
 
 def report(store: Path, run: str | None = None) -> Report:
@@ -80,7 +80,8 @@ def retention(store: Path, run: str | None = None, limits: Limits | None = None)
         name = run or latest_run(seen)
         require_run(seen, name)
     with Store.open(store) as opened:
-        rows, skipped = score_run(opened, name, limits)
+        rows, skipped = score_run(opened, require_run(opened, name), load_cells(opened, name),
+                                  limits)
         keep_scores(opened, name, rows, limits)
     means = summarizer_means([{"summarizer": r.summarizer, "seed_index": r.seed_index,
                                "share": r.share, "size": r.score.size, "source": r.source}

@@ -42,11 +42,11 @@ from replay.measures.retention import (
 from replay.models.types import Message
 from replay.records.cell import CellId, CellResult
 from replay.records.history import History
+from replay.records.plan import Plan
 from replay.records.summary import Summary
 from replay.store import Store, scores, summaries
 from replay.store.artifacts import CONTINUATIONS, TRACE
 from replay.store.scores import ScoreRow
-from replay.sweep.plan import load_cells, require_run
 
 LATER_FILE = "later.json"
 REPOSITORY_ROOT = "/testbed"
@@ -129,10 +129,10 @@ def summary_text(summary: Summary) -> str:
     return summary.text or serialize(summary.messages or [])
 
 
-def score_run(store: Store, run: str, limits: Limits) -> tuple[list[RetentionRow], list[str]]:
-    """Score every kept POST summary of run `run`; also the instances left out, with why."""
-    plan = require_run(store, run)
-    cells = load_cells(store, run)
+def score_run(store: Store, plan: Plan, cells: dict[CellId, CellResult],
+              limits: Limits) -> tuple[list[RetentionRow], list[str]]:
+    """Score every kept POST summary of a run (its `plan` and `cells`, as the api hands them
+    over); also the instances left out, with why."""
     instances = {i.instance_id: i for i in choose_instances(plan.suite, plan.dataset,
                                                             plan.instances, None, None)}
     references: dict[str, Reference] = {}
