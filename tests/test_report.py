@@ -11,7 +11,8 @@ import pytest
 from matplotlib.text import Text as MplText
 from rich.console import Console
 
-from replay.core.errors import InputError
+from replay.core.errors import Fault, InputError
+from replay.core.vocab import FaultKind
 from replay.records.cell import CellId, CellResult
 from replay.records.plan import Plan
 from replay.report.exports import heatmap_figure, write
@@ -85,7 +86,7 @@ def report_store(tmp_path: Path) -> Path:
                  done("two", "post", "m:kimi-code", False),
                  done("three", "pre", "", True), done("three", "post", "m:codex", True),
                  CellResult(CellId("three", "post", "m:kimi-code", 0), "error",
-                            error="harness: ModelTransientError: 500")]
+                            fault=Fault(FaultKind.HARNESS, "ModelTransientError", "500"))]
         for cell in cells:
             record_cell(store, "r", cell)
         assert len(pending(PLAN, load_cells(store, "r"))) == 16 + 2 - 11
