@@ -171,7 +171,7 @@ def consider(row: Instance, source: Source, backend: object, store: Store,
     except (InputError, HarnessError) as exc:
         return Outcome(ident, False, f"import refused: {exc}".splitlines()[0])
     history = imported[0].histories[0]
-    steps = history.boundary.get("step", 0)
+    steps = history.boundary.step
     if steps < MIN_STEPS:
         return Outcome(ident, False, f"before-edit keeps {steps} step(s) (under {MIN_STEPS})")
     validation = validate_instance(row, backend, store, boundary=history.snapshot)

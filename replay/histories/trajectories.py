@@ -22,7 +22,7 @@ from replay.environments.base import Environment
 from replay.histories.boundaries import Rule, StepMark, cut
 from replay.histories.records import history_row, write_history_files
 from replay.models.types import Message
-from replay.records.history import History
+from replay.records.history import Boundary, History
 from replay.records.snapshot import Snapshot
 from replay.store import Store
 from replay.store import histories as stored
@@ -81,8 +81,8 @@ class Trajectory:
         step = self.steps[count - 1]
         snapshot = Snapshot(base_commit=self.base_commit, diff=step.diff,
                             fingerprint=step.fingerprint)
-        boundary = {"rule": rule.text, "step": count, "tokens": step.context_tokens,
-                    "tokens_estimated": step.tokens_estimated, "steps_total": len(self.steps)}
+        boundary = Boundary(rule=rule.text, step=count, tokens=step.context_tokens,
+                            tokens_estimated=step.tokens_estimated, steps_total=len(self.steps))
         return History(instance_id=self.instance_id, messages=self.messages[:step.end],
                        boundary=boundary, model=self.model, source=self.source,
                        snapshot=snapshot, resolved=self.resolved, trajectory=self.key,
