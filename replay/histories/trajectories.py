@@ -11,12 +11,12 @@ content-addressed diff per distinct tree, `snapshots/<sha256>.diff`, under the a
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
+from replay.core.digest import sha256_hex
 from replay.core.errors import InputError
 from replay.environments.base import Environment
 from replay.histories.boundaries import Rule, StepMark, cut
@@ -147,7 +147,7 @@ def write_trajectory_files(store: Store, trajectory: Trajectory) -> str:
     """Write a trajectory's files under the artifacts; return its path relative to them."""
     steps = []
     for step in trajectory.steps:
-        digest = hashlib.sha256(step.diff).hexdigest()
+        digest = sha256_hex(step.diff)
         if not store.artifact_path(*snapshot_diff(digest)).is_file():
             store.write_artifact(step.diff, *snapshot_diff(digest))
         record = asdict(step)

@@ -23,12 +23,12 @@ the gold patch: then the cell is an `error` (see `replay.judge.timeouts`).
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from replay.agent.loop import AgentConfig
+from replay.core.digest import canonical_json
 from replay.core.errors import Fault
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
@@ -84,7 +84,7 @@ class Settings:
         """The agent in a continuation's key: its model, and its request settings if it has any
         (a continuation made with other settings is another continuation)."""
         extra = self.agent.request_settings()
-        return self.agent_id + (f" {json.dumps(extra, sort_keys=True)}" if extra else "")
+        return self.agent_id + (f" {canonical_json(extra, spaced=True)}" if extra else "")
 
     @property
     def config(self) -> AgentConfig:
