@@ -178,7 +178,7 @@ def consider(row: Instance, source: Source, backend: object, store: Store,
     if validation.status != "valid":
         return Outcome(ident, False, f"validate: {validation.status}: "
                                      f"{'; '.join(validation.reasons)}"[:300])
-    history.resolved = source.resolved.get(ident)
+    history = history.model_copy(update={"resolved": source.resolved.get(ident)})
     return Outcome(ident, True, f"kept: before-edit at step {steps}", history, provenance)
 
 

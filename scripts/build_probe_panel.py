@@ -112,8 +112,8 @@ def phase_a(task: Task, folder: Path, store: Store, backend: LocalBackend) -> Hi
         raise SystemExit(f"{task.instance_id}: Phase A did not resolve the instance "
                          f"({collected.error or 'tests fail'})")
     history = trajectory.history(parse_rule(f"steps:{len(task.steps)}"))
-    history.boundary = history.boundary.model_copy(update={"reason": task.reason})
-    return history
+    return history.model_copy(update={
+        "boundary": history.boundary.model_copy(update={"reason": task.reason})})
 
 
 def write_history(history: History, folder: Path) -> None:

@@ -51,7 +51,7 @@ class History(BaseModel):
     history's content id.
     """
 
-    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True)
+    model_config = ConfigDict(frozen=True, serialize_by_alias=True, validate_by_name=True)
 
     instance_id: str
     messages: list[dict[str, Any]]
