@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -153,7 +154,8 @@ def long_names(tmp_path: Path) -> Path:
             for index, summarizer in enumerate(plan.summarizers):
                 cell = done(instance, "post", summarizer, index % 2 == 0)
                 if summarizer.endswith("codex"):
-                    cell.refused = "agent request refused: model 'agent' refused [/x] the request"
+                    cell = replace(cell, refused="agent request refused: model 'agent' refused "
+                                                 "[/x] the request")
                 record_cell(store, "piped-run", cell)
     return path
 

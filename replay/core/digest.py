@@ -6,7 +6,8 @@ functions (`cache_key`, `continuation_key`, ...) only say what that content is. 
 canonical (sorted keys, no whitespace, UTF-8 as is), so equal content gives an equal key on any
 machine, and the key of a stored record never changes while its content does not. Raw content
 (a diff, a file, a prompt's text) is keyed by `sha256_hex`, a sequence's prefixes (what a
-provider's prompt cache keys) by `chained`: no other module of replay hashes.
+provider's prompt cache keys) by `chained`. No other module computes a key (the prompt sync
+only checks a download against the digest its registry publishes).
 """
 
 from __future__ import annotations
