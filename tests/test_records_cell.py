@@ -7,12 +7,23 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from replay.compaction.sources import PromptText
 from replay.core.errors import EnvironmentFault, Fault
 from replay.core.vocab import CellStatus, FaultKind
+from replay.environments.base import Environment
+from replay.environments.recipes import Recipe
+from replay.instances.records import Instance
+from replay.models.cache import CallCache
+from replay.models.types import ModelSpec
 from replay.records.cell import CellId, CellResult
+from replay.records.snapshot import Snapshot
 from replay.records.spend import Spend
 from replay.report.tables import build, diagnostics
+from replay.sweep.cells import CellTask, Settings, run_cell
 from replay.sweep.plan import load_cells, open_store, record_cell
+
+from agent_scripts import mini_history
+from conftest import closed_port_url, make_client
 
 CELL = CellId("one", "post", "m:codex", 0)
 
@@ -73,3 +84,33 @@ def test_the_report_shows_an_old_error_line_as_it_was(tmp_path: Path) -> None:
         report = build(store, "old")
     assert report.outcomes[("one", "m:codex")].cause == f"one pre seed 0: {line}"
     assert [row["error"] for row in diagnostics(report)] == [line]  # as cells.csv has it
+
+
+def test_a_cell_that_bad_input_stops_keeps_its_fault_with_the_stage(
+        tiny: Instance, tmp_path: Path) -> None:
+    """A POST whose prompt has no text: the summarizer stage raises bad input before any model
+    is called or any environment started; the cell keeps the fault, stage and traceback, and
+    prints the line cells always printed."""
+    snapshot = Snapshot(base_commit=tiny.base_commit, diff=b"", fingerprint="f")
+    empty = PromptText(name="codex", agent="codex", registry="npm", package="p", version="1",
+                       digest="sha512-x", parts={}, synced_at="2026-01-01T00:00:00Z")
+    spec = ModelSpec(alias="summ", provider="openai", model="summ-1", base_url=closed_port_url())
+    task = CellTask(CellId(tiny.instance_id, "post", "summ:codex", 0), tiny,
+                    mini_history(tiny.instance_id, tiny.problem_statement, snapshot),
+                    backbone=spec, prompt=empty)
+
+    def no_environment() -> tuple[Environment, Recipe]:
+        raise AssertionError("the environment is not started for a summary that failed")
+
+    with open_store(tmp_path / "replay.db") as store, CallCache(tmp_path / "replay.db") as cache:
+        result = run_cell(task, Settings(spec), store, no_environment,
+                          lambda wanted: make_client(wanted, cache))
+        record_cell(store, "r", result)
+        loaded = load_cells(store, "r")[task.cell]
+    assert result.status is CellStatus.ERROR and result.fault is not None
+    assert (result.fault.kind, result.fault.name, result.fault.stage) == (
+        FaultKind.INPUT, "InputError", "summarizer")
+    assert result.fault.text() == \
+        "input: InputError: summarizer: prompt codex has no user or system text"
+    assert "_part" in result.fault.traceback
+    assert loaded == result
