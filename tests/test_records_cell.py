@@ -19,8 +19,9 @@ from replay.records.cell import CellId, CellResult
 from replay.records.snapshot import Snapshot
 from replay.records.spend import Spend
 from replay.report.tables import build, diagnostics
+from replay.store import Store
 from replay.sweep.cells import CellTask, Settings, run_cell
-from replay.sweep.plan import load_cells, open_store, record_cell
+from replay.sweep.plan import load_cells, record_cell
 
 from agent_scripts import mini_history
 from conftest import closed_port_url, make_client
@@ -40,7 +41,7 @@ def test_a_result_with_a_fault_and_a_spend_reads_back_equal(tmp_path: Path) -> N
     failed = CellResult(CELL, CellStatus.ERROR, summary="s" * 64, fault=fault(), spent=spent,
                         seconds=2.5)
     done = CellResult(CellId("one", "pre", "", 0), CellStatus.DONE, True, "c" * 64)
-    with open_store(tmp_path / "replay.db") as store:
+    with Store.open(tmp_path / "replay.db") as store:
         record_cell(store, "r", failed)
         record_cell(store, "r", done)
         loaded = load_cells(store, "r")
@@ -58,7 +59,7 @@ def test_a_cell_stored_with_an_error_line_reads_back_as_its_fault(tmp_path: Path
                          "diagnostics": {"traceback": "Traceback (most recent call last):\n"},
                          "spent": {"input_tokens": 40, "cost": 0.5}, "error": line,
                          "seconds": 1.0})
-    with open_store(tmp_path / "replay.db") as store:
+    with Store.open(tmp_path / "replay.db") as store:
         store.db.execute("INSERT INTO cells VALUES ('r', 'one', 'post', 'm:codex', 0, 'error', "
                          "NULL, ?, 0)", (legacy,))
         result = load_cells(store, "r")[CELL]
@@ -77,7 +78,7 @@ def test_the_report_shows_an_old_error_line_as_it_was(tmp_path: Path) -> None:
             '"instances":["one"],"summarizers":["m:codex"]}')
     legacy = json.dumps({"continuation": None, "summary": None, "reused": False,
                          "diagnostics": {}, "spent": {}, "error": line, "seconds": 1.0})
-    with open_store(tmp_path / "replay.db") as store:
+    with Store.open(tmp_path / "replay.db") as store:
         store.db.execute("INSERT INTO runs VALUES ('old', 'digest', ?, 0, 0)", (plan,))
         store.db.execute("INSERT INTO cells VALUES ('old', 'one', 'pre', '', 0, 'error', NULL, "
                          "?, 0)", (legacy,))
@@ -102,7 +103,7 @@ def test_a_cell_that_bad_input_stops_keeps_its_fault_with_the_stage(
     def no_environment() -> tuple[Environment, Recipe]:
         raise AssertionError("the environment is not started for a summary that failed")
 
-    with open_store(tmp_path / "replay.db") as store, CallCache(tmp_path / "replay.db") as cache:
+    with Store.open(tmp_path / "replay.db") as store, CallCache(tmp_path / "replay.db") as cache:
         result = run_cell(task, Settings(spec), store, no_environment,
                           lambda wanted: make_client(wanted, cache))
         record_cell(store, "r", result)
@@ -112,5 +113,7 @@ def test_a_cell_that_bad_input_stops_keeps_its_fault_with_the_stage(
         FaultKind.INPUT, "InputError", "summarizer")
     assert result.fault.text() == \
         "input: InputError: summarizer: prompt codex has no user or system text"
-    assert "_part" in result.fault.traceback
+    assert "in run_cell" in result.fault.traceback
+    assert result.fault.traceback.rstrip().endswith(
+        "InputError: prompt codex has no user or system text")
     assert loaded == result
