@@ -171,14 +171,14 @@ def consider(row: Instance, source: Source, backend: object, store: Store,
     except (InputError, HarnessError) as exc:
         return Outcome(ident, False, f"import refused: {exc}".splitlines()[0])
     history = imported[0].histories[0]
-    steps = history.boundary.get("step", 0)
+    steps = history.boundary.step
     if steps < MIN_STEPS:
         return Outcome(ident, False, f"before-edit keeps {steps} step(s) (under {MIN_STEPS})")
     validation = validate_instance(row, backend, store, boundary=history.snapshot)
     if validation.status != "valid":
         return Outcome(ident, False, f"validate: {validation.status}: "
                                      f"{'; '.join(validation.reasons)}"[:300])
-    history.resolved = source.resolved.get(ident)
+    history = history.model_copy(update={"resolved": source.resolved.get(ident)})
     return Outcome(ident, True, f"kept: before-edit at step {steps}", history, provenance)
 
 

@@ -64,7 +64,7 @@ def build(target: Path) -> None:
             provenance = json.dumps(task.source.record(task.name, task.cohort), indent=2)
             (folder / PROVENANCE).write_text(provenance + "\n")
             print(f"built {task.instance_id}: {len(history.messages)} messages, "
-                  f"{history.boundary['tokens']} tokens at step {history.boundary['step']}")
+                  f"{history.boundary.tokens} tokens at step {history.boundary.step}")
     ids = ", ".join(json.dumps(task.instance_id) for task in made)
     (target / "suite.toml").write_text(f"description = {json.dumps(DESCRIPTION)}\n"
                                        f"rule = {json.dumps(RULE)}\ninstances = [{ids}]\n")

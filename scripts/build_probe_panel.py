@@ -112,8 +112,8 @@ def phase_a(task: Task, folder: Path, store: Store, backend: LocalBackend) -> Hi
         raise SystemExit(f"{task.instance_id}: Phase A did not resolve the instance "
                          f"({collected.error or 'tests fail'})")
     history = trajectory.history(parse_rule(f"steps:{len(task.steps)}"))
-    history.boundary = {**history.boundary, "reason": task.reason}
-    return history
+    return history.model_copy(update={
+        "boundary": history.boundary.model_copy(update={"reason": task.reason})})
 
 
 def write_history(history: History, folder: Path) -> None:
@@ -162,7 +162,7 @@ def build(target: Path, demo: Path) -> None:
             write_history(history, folder)
             write_probes(task.instance_id, history, task.cohort, task.probes, folder)
             print(f"built {task.instance_id}: {len(history.messages)} messages, "
-                  f"{history.boundary['tokens']} tokens at step {history.boundary['step']}")
+                  f"{history.boundary.tokens} tokens at step {history.boundary.step}")
     ids = ", ".join(json.dumps(task.instance_id) for task in tasks)
     (target / "suite.toml").write_text(f"description = {json.dumps(DESCRIPTION)}\n"
                                        f"rule = {json.dumps(RULE)}\ninstances = [{ids}]\n")

@@ -81,13 +81,13 @@ def test_collect_cuts_a_history_per_rule_for_every_demo_instance(collection: Col
     assert sorted(histories) == sorted(f"{i.instance_id} {rule}" for i in DEMO for rule in RULES)
     for key, history in histories.items():
         rule = key.split()[1]
-        assert history.boundary["step"] == RULES[rule] and history.boundary["rule"] == rule
+        assert history.boundary.step == RULES[rule] and history.boundary.rule == rule
         assert history.resolved is True and history.model.startswith("openai:agent@")
         assert history.messages[-1]["role"] == "tool"
         assert len([m for m in history.messages if m["role"] == "assistant"]) == RULES[rule]
     steps2 = histories[f"{TALLY.instance_id} steps:2"]
-    assert steps2.boundary["tokens"] == 3000 and not steps2.boundary["tokens_estimated"]
-    assert histories[f"{TALLY.instance_id} tokens:3500"].boundary["tokens"] == 4000
+    assert steps2.boundary.tokens == 3000 and not steps2.boundary.tokens_estimated
+    assert histories[f"{TALLY.instance_id} tokens:3500"].boundary.tokens == 4000
 
 
 def test_collected_snapshots_restore_to_their_fingerprints(collection: Collection) -> None:
@@ -100,8 +100,8 @@ def test_collected_snapshots_restore_to_their_fingerprints(collection: Collectio
             assert snapshots.fingerprint(env, instance.base_commit) == \
                 history.snapshot.fingerprint
             edited = f"b/{fixed_file}".encode() in history.snapshot.diff
-            assert edited is (history.boundary["step"] >= 2), rule
-            if history.boundary["rule"] == "before-edit":
+            assert edited is (history.boundary.step >= 2), rule
+            if history.boundary.rule == "before-edit":
                 assert history.snapshot.fingerprint == base.fingerprint
 
 

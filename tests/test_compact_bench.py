@@ -95,7 +95,7 @@ def test_every_history_is_real_and_carries_provenance(suite) -> None:
         history = load_history_file(path)
         assert history.instance_id == row.instance_id
         assert history.snapshot.base_commit == row.base_commit
-        assert history.boundary["rule"] == "before-edit" and history.boundary["step"] >= 3
+        assert history.boundary.rule == "before-edit" and history.boundary.step >= 3
         assert history.dialect == "mini-swe-agent-text"
         provenance = json.loads(path.read_text())["provenance"]
         assert set(PROVENANCE) <= set(provenance)

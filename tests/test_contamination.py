@@ -185,7 +185,7 @@ def test_a_cell_that_fills_its_disk_leaves_the_next_cell_healthy(name: str, tiny
         filled = _continue(env, tiny, _plant_turns(plant, check, fix=False),
                            tmp_path / "fill.db")
         assert "No space left on device" in _tool_output(filled, 0), _tool_output(filled, 0)
-        assert filled.passed is False and filled.error is None
+        assert filled.passed is False and filled.fault is None
         _grades_as_fresh(backend, name, tiny, tmp_path)
     finally:
         backend.close()

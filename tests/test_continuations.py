@@ -69,7 +69,7 @@ def test_pre_and_post_are_told_apart(instance_id: str, tmp_path: Path) -> None:
     assert pre.tree_path.read_bytes()
 
     post, _ = run(instance, lost_turns(), "post", tmp_path)
-    assert post.passed is False and post.error is None
+    assert post.passed is False and post.fault is None
     assert post.trace.exit_reason == "finished" and post.trace.files_edited == []
     assert post.grade is not None and post.grade.fail_to_pass["failure"]
     assert post.trace.messages[1]["content"].count("<summary>") == 1
@@ -121,6 +121,7 @@ def test_a_persistent_fault_leaves_the_run_in_error_not_failed(tmp_path: Path) -
     turns = fixing_turns(instance, tmp_path)
     result, requests = run(instance, [turns[0], {"fault": "500"}], "pre", tmp_path)
     assert result.passed is None and result.grade is None
-    assert result.trace.exit_reason == "error" and "500" in (result.error or "")
+    assert result.trace.exit_reason == "error" and result.fault is not None
+    assert result.fault.kind == "harness" and "500" in result.fault.message
     assert requests == 1 + 3
     assert json.loads(result.trace_path.read_text())["exit_reason"] == "error"

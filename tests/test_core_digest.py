@@ -6,15 +6,18 @@ from __future__ import annotations
 
 from replay.agent.loop import AgentConfig
 from replay.compaction.sources import PromptText
-from replay.core.digest import canonical_json, digest
+from replay.core.digest import canonical_json, chained, digest, sha256_hex
 from replay.environments.docker_images import _key as image_key
+from replay.environments.local import _build_key as build_key
 from replay.environments.recipes import Recipe
 from replay.histories.collect import collection_key
 from replay.histories.importers.rebuild import import_key
 from replay.histories.importers.recorded import Recorded
 from replay.instances.records import Instance
 from replay.models.cache import cache_key, refusal_key, request_content
+from replay.models.prompt_cache import _block_prefixes as block_prefixes
 from replay.models.types import ChatRequest, ModelSpec
+from replay.pipeline.cell import Settings
 from replay.pipeline.continuation import continuation_key
 from replay.pipeline.summary import Summarizer, summary_key
 from replay.records.history import History
@@ -87,6 +90,9 @@ def test_every_key_is_the_key_main_computed() -> None:
         "recipe digest": RECIPE.digest(),
         "image key": image_key("replay-base:bookworm", "3.11", ["a", "b"], {"K": "v"}),
         "page name": page_name("owner__name-7", "summ:claude-code", 1),
+        "agent key": Settings(agent=SPEC).agent_key,
+        "build key": build_key(INSTANCE, RECIPE),
+        "snapshot diff": SNAPSHOT.diff_sha256,
     }
     assert keys == {
         "cache_key": "63edf1cdfd633edff60130c457d9966120131b3b87fb556931fae3d9d9f56390",
@@ -106,4 +112,27 @@ def test_every_key_is_the_key_main_computed() -> None:
         "recipe digest": "399a1a5b9530",
         "image key": "4b6841ccf4ab",
         "page name": "cells/owner__name-7.summ_claude-code.s1.3f4c31f2.html",
+        "agent key": 'openai:summ-1@http://127.0.0.1:9/v1 {"max_tokens": 512, "temperature": 0.5}',
+        "build key": "b567cd8e01eb",
+        "snapshot diff": sha256_hex(b"diff --git a/a.py b/a.py\n"),
     }
+
+
+def test_a_prompt_caches_prefixes_are_keyed_as_main_keyed_them() -> None:
+    body = {"system": "Be careful.", "tools": [{"name": "bash"}], "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "x é",
+                                      "cache_control": {"type": "ephemeral"}}]},
+        {"role": "assistant", "content": "ok"}]}
+    assert block_prefixes(body) == [
+        ("da6773e9633b0bc29bd3cd84e41cb885c45ae3ae003ffe795c460c260dcbe7f3", 3, False),
+        ("87d62a2b91fdb524708c2325672f7738444bfc58e6d61c21de4dd6ce91ac22cc", 12, False),
+        ("83946bc18e8dad85de4057390ea43cc6b360ceffe4e03d096d65455484ae3d1c", 23, True),
+        ("5f4453dcab4ef46dde55ae0d7a8c1ba54faedd36d5f8d88800e3e50c63a1e7ed", 34, False)]
+
+
+def test_raw_content_and_chained_digests() -> None:
+    assert sha256_hex("abc") == sha256_hex(b"abc") == (
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    first, both = chained([{"a": 1}, [2]])
+    assert first == (digest({"a": 1}), 7)
+    assert both == (sha256_hex('{"a":1}[2]'), 10)

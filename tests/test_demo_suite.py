@@ -220,7 +220,7 @@ def test_history_is_a_valid_transcript(ident: str):
             pending.remove(message["tool_call_id"])
     assert not pending, f"tool calls without results: {pending}"
     assert 6 <= steps <= 12
-    assert history.boundary["step"] == steps and history.boundary["rule"] == f"steps:{steps}"
+    assert history.boundary.step == steps and history.boundary.rule == f"steps:{steps}"
 
 
 def test_instances_cover_the_three_boundary_kinds():

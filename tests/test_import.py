@@ -85,7 +85,7 @@ def test_each_format_imports_with_no_divergence(imported: tuple[Path, CompletedP
         for rule in RULES:
             history = found[f"{path.name} {rule}"]
             assert history.divergences == [] and history.resolved is True
-            assert history.boundary["step"] == {"steps:3": 3, "before-edit": 2,
+            assert history.boundary.step == {"steps:3": 3, "before-edit": 2,
                                                 "fraction:1": len(read_trajectory(path).steps)
                                                 }[rule]
     finals = {found[f"{path.name} fraction:1"].snapshot.fingerprint for path in CLEAN}

@@ -26,6 +26,7 @@ from replay.models.scripts import Script
 from replay.models.types import ChatRequest, ModelSpec, Usage
 from replay.models.wire_checks import anthropic_problem
 from replay.records.cell import CellId, CellResult
+from replay.records.spend import Spend
 from replay.sweep.progress import SweepProgress
 
 from conftest import BASH_TOOL, bash_call, history, make_client, run_replay
@@ -208,7 +209,7 @@ def test_the_progress_line_shows_the_cached_share_and_the_saving() -> None:
     with SweepProgress(Console(file=out, width=300), 2) as progress:
         for index, record in enumerate(spent):
             progress.finished(CellResult(CellId(TALLY, "pre", "", index), "done", True,
-                                         spent=record), Counter({"preserved": 1}))
+                                         spent=Spend.of(record)), Counter({"preserved": 1}))
     expected = "1.2M tokens in (64% cached, saved $0.4100), 3.4k out, $0.4100"
     assert progress.status().endswith(expected)
     assert out.getvalue().splitlines()[-1].startswith("[2/2 cells] cells running 0")

@@ -5,13 +5,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from matplotlib.text import Text as MplText
 from rich.console import Console
 
-from replay.core.errors import InputError
+from replay.core.errors import Fault, InputError
+from replay.core.vocab import FaultKind
 from replay.records.cell import CellId, CellResult
 from replay.records.plan import Plan
 from replay.report.exports import heatmap_figure, write
@@ -85,7 +87,7 @@ def report_store(tmp_path: Path) -> Path:
                  done("two", "post", "m:kimi-code", False),
                  done("three", "pre", "", True), done("three", "post", "m:codex", True),
                  CellResult(CellId("three", "post", "m:kimi-code", 0), "error",
-                            error="harness: ModelTransientError: 500")]
+                            fault=Fault(FaultKind.HARNESS, "ModelTransientError", "500"))]
         for cell in cells:
             record_cell(store, "r", cell)
         assert len(pending(PLAN, load_cells(store, "r"))) == 16 + 2 - 11
@@ -152,7 +154,8 @@ def long_names(tmp_path: Path) -> Path:
             for index, summarizer in enumerate(plan.summarizers):
                 cell = done(instance, "post", summarizer, index % 2 == 0)
                 if summarizer.endswith("codex"):
-                    cell.refused = "agent request refused: model 'agent' refused [/x] the request"
+                    cell = replace(cell, refused="agent request refused: model 'agent' refused "
+                                                 "[/x] the request")
                 record_cell(store, "piped-run", cell)
     return path
 

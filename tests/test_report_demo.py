@@ -98,11 +98,11 @@ def test_a_budget_stops_starting_cells_and_keeps_those_done(sweep) -> None:
     with Store.open(store) as opened:
         cells = load_cells(opened, "demo")
     assert 0 < len(cells) < 9 and all(c.status == "done" for c in cells.values())
-    spent = sum(c.spent["cost"] for c in cells.values())
+    spent = sum(c.spent.cost for c in cells.values())
     assert spent <= 0.05 and f"spent ${spent:.4f}" in line
     assert f"{9 - len(cells)} cell(s) not started" in line
     for cell in cells.values():  # every cell that ran kept its dry-run estimate, an upper bound
-        assert cell.estimate >= cell.spent["cost"] > 0
+        assert cell.estimate >= cell.spent.cost > 0
     finished = run()
     assert finished.returncode == 0, finished.stdout + finished.stderr
     assert f"{9 - len(cells)} run, 0 kept from the store" in finished.stdout

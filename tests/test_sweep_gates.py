@@ -10,21 +10,22 @@ from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.models.types import ChatRequest
+from replay.records.spend import Spend
 from replay.sweep.workers import Gates, Metered
 
 from conftest import make_client
 
 
-def calls_at_once(limit: int, tmp_path: Path) -> tuple[float, dict[str, float], dict]:
+def calls_at_once(limit: int, tmp_path: Path) -> tuple[float, Spend, Spend]:
     """Four threads each ask a different question of a model that answers after 0.4 s."""
-    spent: dict[str, float] = {}
-    again: dict[str, float] = {}
+    spent = Spend()
+    again = Spend()
     slow = Script([{"fault": "slow", "seconds": 0.4, "content": "answer"}], model="m")
     with ScriptedServer(slow) as server, CallCache(tmp_path / f"{limit}.db") as cache, \
             make_client(server.spec("m"), cache) as client:
         gates = Gates(limit)
 
-        def ask(question: int, meter: dict[str, float]) -> None:
+        def ask(question: int, meter: Spend) -> None:
             request = ChatRequest(messages=[{"role": "user", "content": f"question {question}"}])
             Metered(client, gates(client.spec), meter, None).complete(request)
 
@@ -45,4 +46,4 @@ def test_a_provider_gate_bounds_the_calls_in_flight(tmp_path: Path) -> None:
     all_at_once, _, _ = calls_at_once(4, tmp_path)
     assert one_at_a_time >= 4 * 0.4
     assert all_at_once < 2 * 0.4
-    assert spent["input_tokens"] > 0 and spent["output_tokens"] > 0 and again == {}
+    assert spent.input_tokens > 0 and spent.output_tokens > 0 and again == Spend()

@@ -48,7 +48,7 @@ def error_line(stderr: str) -> str:
 
 def cells(tmp_path: Path) -> dict[str, tuple[str, str | None]]:
     with Store.open(tmp_path / "replay.db") as store:
-        return {str(cell): (result.status, result.error)
+        return {str(cell): (result.status, result.fault and result.fault.text())
                 for cell, result in load_cells(store, "r").items()}
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from replay.agent import dialects
 from replay.agent.dialects.base import Dialect
-from replay.core.errors import HarnessError
+from replay.core.errors import Fault, HarnessError
 from replay.core.paths import prompts_dir
 from replay.core.vocab import ActionFormat, ExitReason
 from replay.environments.base import Environment
@@ -85,7 +85,8 @@ def run_agent(model: Model, env: Environment, messages: list[Message], config: A
     except HarnessError as exc:
         trace.exit_reason = ExitReason.ERROR
         call = isinstance(exc, (ModelTransientError, ModelDeadlineExceeded))
-        trace.error = f"{type(exc).__name__}: {'agent request: ' if call else ''}{exc}"
+        trace.fault = Fault.of(exc, "agent request" if call else "")
+        trace.error = f"{type(exc).__name__}: {trace.fault.detail}"
     trace.seconds = time.monotonic() - started
     if trace_path is not None:
         trace.save(trace_path)

@@ -11,6 +11,7 @@ from replay.api.prepare import prompt
 from replay.compaction.carriers import CARRIERS
 from replay.compaction.summarize import parse_summarizer
 from replay.core.errors import Halt, InputError
+from replay.core.vocab import FaultKind
 from replay.environments.backends import close_backend, make_backend
 from replay.environments.recipes import load_recipe
 from replay.histories.boundaries import parse_rule
@@ -23,7 +24,7 @@ from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.models.retry import Breaker
 from replay.models.types import ModelSpec
-from replay.pipeline.cell import INPUT_FAULT, CellTask, Settings
+from replay.pipeline.cell import CellTask, Settings
 from replay.pipeline.cell import run_cell as run_task
 from replay.pipeline.summary import Summarizer
 from replay.records.cell import CellId, CellResult
@@ -131,8 +132,8 @@ def run_cell(instance: Instance, options: CellOptions, store: Path, *,
                               lambda _: (chosen.start(instance, recipe), recipe), model)
             if breaker.tripped is not None:
                 raise Halt(breaker.tripped)
-            if result.error and result.error.startswith(INPUT_FAULT):
-                raise InputError(result.error.removeprefix(INPUT_FAULT).split(": ", 1)[-1])
+            if result.fault is not None and result.fault.kind == FaultKind.INPUT:
+                raise InputError(result.fault.detail)
             return _ran(task, result, opened)
     finally:
         for client in clients:

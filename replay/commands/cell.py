@@ -47,7 +47,8 @@ def show(ran: api.CellRun, out: Console) -> None:
                     (f"tests timed out after {result.timed_out:g} s", "yellow")
                     if result.timed_out is not None else ("tests fail", "yellow"))
     out.print(Text.assemble(f"{cell.instance_id} {cell.arm}: ", (shown, style),
-                            f" {result.error}" if result.error else ""), soft_wrap=True)
+                            f" {result.fault.text()}" if result.fault else ""),
+                  soft_wrap=True)
     if result.refused:
         say(out, f"  {result.refused}")
     if result.status == "error":

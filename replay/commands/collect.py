@@ -52,10 +52,10 @@ def trajectory_summary(trajectory: Trajectory) -> str:
 def history_line(history: History, new: bool) -> str:
     """One history: its id, boundary, tokens and snapshot."""
     boundary = history.boundary
-    about = "~" if boundary.get("tokens_estimated") else ""
-    return (f"  {boundary['rule']:<14} history {history.content_id()[:12]}  "
-            f"{history.instance_id} step {boundary['step']}/{boundary['steps_total']}, "
-            f"{about}{boundary['tokens']} tokens, snapshot {history.snapshot.fingerprint[:12]}"
+    about = "~" if boundary.tokens_estimated else ""
+    return (f"  {boundary.rule:<14} history {history.content_id()[:12]}  "
+            f"{history.instance_id} step {boundary.step}/{boundary.steps_total}, "
+            f"{about}{boundary.tokens} tokens, snapshot {history.snapshot.fingerprint[:12]}"
             f"{'' if new else ' (already kept)'}")
 
 

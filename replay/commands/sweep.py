@@ -49,7 +49,7 @@ def show_outcome(outcome: api.SweepOutcome, store: Path, out: Console, grid: boo
         reason = (found.reasons or ["no reason recorded"])[0].strip().splitlines()[0]
         say(out, f"  error validating {found.instance_id}: {reason}")
     for failed in result.errors[:5]:
-        say(out, f"  error {failed.cell}: {failed.error}")
+        say(out, f"  error {failed.cell}: {failed.fault and failed.fault.text()}")
     if outcome.budget_line is not None:
         say(out, outcome.budget_line)
     if grid:

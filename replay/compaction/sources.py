@@ -7,7 +7,6 @@ themselves are never committed: `replay prompts sync` fetches them into `home()/
 
 from __future__ import annotations
 
-import hashlib
 import json
 import tomllib
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from replay.core.digest import sha256_hex
 from replay.core.errors import InputError
 from replay.core.files import write_atomic
 from replay.core.paths import home, prompts_dir
@@ -168,7 +168,7 @@ def select(sources: dict[str, PromptSource], name: str) -> PromptSource:
 
 def text_sha256(text: str) -> str:
     """The sha256 of a text's UTF-8 bytes, as pinned in the catalogue."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_hex(text)
 
 
 def cache_path(name: str) -> Path:

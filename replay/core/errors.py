@@ -103,5 +103,5 @@ class Fault:
         return cls(FaultKind(head), name, message, stage, traceback)
 
 
-STAGES = ("summarizer",)  # the stages a cell's fault may name
+STAGES = ("summarizer", "agent request")  # the stages a cell's fault may name
 _NAMED = re.compile(r"(?P<name>[A-Z][A-Za-z0-9_]*)(?:: (?P<rest>.*))?", re.S)  # CLASS: REST

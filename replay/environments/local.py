@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import fcntl
 import functools
-import hashlib
 import json
 import logging
 import os
@@ -26,6 +25,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from replay.core.digest import sha256_hex
 from replay.core.errors import EnvironmentFault, InputError
 from replay.core.files import write_atomic
 from replay.core.paths import BASE_PATH, TESTBED, VENV, home, network_variables, within
@@ -244,7 +244,7 @@ def _control_group(limits: Limits) -> ControlGroup | None:
 def _build_key(instance: Instance, recipe: Recipe) -> str:
     """What a build depends on: the recipe and the base commit (a suite may move an instance's
     base commit; the tree built for the old one must not be reused)."""
-    return hashlib.sha256(f"{recipe.digest()}:{instance.base_commit}".encode()).hexdigest()[:12]
+    return sha256_hex(f"{recipe.digest()}:{instance.base_commit}")[:12]
 
 
 def _slot_root(built: Path, slot: int) -> Path:

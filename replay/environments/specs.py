@@ -19,7 +19,6 @@ for a table is one line of bad input (exit 2) saying how to get it.
 from __future__ import annotations
 
 import functools
-import hashlib
 import subprocess
 import sys
 import tempfile
@@ -29,6 +28,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from replay.core.digest import sha256_hex
 from replay.core.errors import InputError
 from replay.core.files import write_atomic
 from replay.core.paths import home
@@ -88,7 +88,7 @@ def _installed_source() -> tuple[str, str] | None:
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return sha256_hex(path.read_bytes())
 
 
 def _download(folder: Path) -> Path:

@@ -18,6 +18,7 @@ from replay.agent.loop import AgentConfig, run_agent, task_messages
 from replay.core.digest import digest
 from replay.core.errors import HarnessError
 from replay.core.paths import TESTBED
+from replay.core.vocab import ExitReason, HistorySource
 from replay.environments import snapshots
 from replay.environments.base import Backend, Environment
 from replay.environments.recipes import load_recipe
@@ -52,7 +53,7 @@ def collection_key(instance: Instance, agent_id: str, config: AgentConfig,
                    seed_index: int) -> str:
     """The identity of a collected trajectory (see the module docstring)."""
     return digest({
-        "kind": "collected", "instance": instance.instance_id,
+        "kind": HistorySource.COLLECTED, "instance": instance.instance_id,
         "base_commit": instance.base_commit,
         "messages": task_messages(instance.problem_statement, TESTBED), "agent": agent_id,
         "config": asdict(config), "seed_index": seed_index})
@@ -112,7 +113,7 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
         messages = task_messages(instance.problem_statement, TESTBED)
         trace = run_agent(model, env, messages, config, folder / TRACE, seed_index,
                           on_step=recorder)
-        if trace.exit_reason == "error":
+        if trace.exit_reason == ExitReason.ERROR:
             return Collected(instance.instance_id, None, trace.error)
         snapshots.settle(env, instance.base_commit)  # the tests see the tree alone
         grade = run_tests(env, instance, recipe, folder / TESTS_LOG, cell_timeout(
@@ -122,7 +123,7 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
     first_request = recorder.requests[0] if recorder.requests else 0
     trajectory = Trajectory(
         key=key, instance_id=instance.instance_id, base_commit=instance.base_commit,
-        model=model_name, source="collected", messages=trace.messages,
+        model=model_name, source=HistorySource.COLLECTED, messages=trace.messages,
         opening_tokens=first_request, steps=recorder.finish(trace.messages),
         exit_reason=trace.exit_reason, resolved=grade.resolved)
     store.write_artifact(json.dumps(grade.to_dict(), indent=1).encode(),

@@ -37,7 +37,7 @@ from replay.store.histories import stored_histories
 def planned(history: History, bundled: bool) -> PlannedHistory:
     """What a plan records of the history an instance continues from."""
     return PlannedHistory(instance_id=history.instance_id, id=history.content_id(),
-                          rule=str(history.boundary.get("rule", "")), dialect=history.dialect,
+                          rule=history.boundary.rule, dialect=history.dialect,
                           model=history.model, source=history.source, bundled=bundled,
                           provenance=history.provenance)
 

@@ -45,6 +45,7 @@ def load_history_file(path: Path) -> History:
 def history_record(history: History) -> dict[str, Any]:
     """The JSON of history.json: the history with its snapshot diff named, not inlined."""
     data = history.model_dump(mode="json", exclude={"snapshot"})
+    data["boundary"] = history.boundary.record()
     data["snapshot"] = {"base_commit": history.snapshot.base_commit,
                         "fingerprint": history.snapshot.fingerprint, "diff": DIFF_FILE}
     return data
@@ -83,9 +84,8 @@ def history_row(history: History, path: str) -> HistoryRow:
     """The store's row of a history whose files are in `path`."""
     boundary = history.boundary
     return HistoryRow(history.content_id(), history.instance_id, history.trajectory,
-                      history.model, history.source, boundary.get("rule", ""),
-                      boundary.get("step", 0), boundary.get("tokens", 0), history.resolved,
-                      history.snapshot.fingerprint, path)
+                      history.model, history.source, boundary.rule, boundary.step,
+                      boundary.tokens, history.resolved, history.snapshot.fingerprint, path)
 
 
 def load_stored(store: Store, row: dict[str, Any]) -> History:

@@ -11,18 +11,18 @@ content-addressed diff per distinct tree, `snapshots/<sha256>.diff`, under the a
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
+from replay.core.digest import sha256_hex
 from replay.core.errors import InputError
 from replay.environments.base import Environment
 from replay.histories.boundaries import Rule, StepMark, cut
 from replay.histories.records import history_row, write_history_files
 from replay.models.types import Message
-from replay.records.history import History
+from replay.records.history import Boundary, History
 from replay.records.snapshot import Snapshot
 from replay.store import Store
 from replay.store import histories as stored
@@ -81,8 +81,8 @@ class Trajectory:
         step = self.steps[count - 1]
         snapshot = Snapshot(base_commit=self.base_commit, diff=step.diff,
                             fingerprint=step.fingerprint)
-        boundary = {"rule": rule.text, "step": count, "tokens": step.context_tokens,
-                    "tokens_estimated": step.tokens_estimated, "steps_total": len(self.steps)}
+        boundary = Boundary(rule=rule.text, step=count, tokens=step.context_tokens,
+                            tokens_estimated=step.tokens_estimated, steps_total=len(self.steps))
         return History(instance_id=self.instance_id, messages=self.messages[:step.end],
                        boundary=boundary, model=self.model, source=self.source,
                        snapshot=snapshot, resolved=self.resolved, trajectory=self.key,
@@ -147,7 +147,7 @@ def write_trajectory_files(store: Store, trajectory: Trajectory) -> str:
     """Write a trajectory's files under the artifacts; return its path relative to them."""
     steps = []
     for step in trajectory.steps:
-        digest = hashlib.sha256(step.diff).hexdigest()
+        digest = sha256_hex(step.diff)
         if not store.artifact_path(*snapshot_diff(digest)).is_file():
             store.write_artifact(step.diff, *snapshot_diff(digest))
         record = asdict(step)

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from replay.core.errors import InputError
 from replay.core.paths import home
+from replay.core.vocab import ValidationStatus
 from replay.environments.interpreters import find_python
 from replay.environments.local import LocalBackend, missing_system_packages
 from replay.environments.recipes import Recipe, load_recipe
@@ -86,7 +87,8 @@ def _earlier(store: Store, instance: Instance, digest: str) -> RowCheck | None:
     if not digest or not path.is_file():
         return None
     found = RowCheck(**json.loads(path.read_text(encoding="utf-8")))
-    return found if found.digest == digest and found.status in ("valid", "excluded") else None
+    verdicts = (ValidationStatus.VALID, ValidationStatus.EXCLUDED)
+    return found if found.digest == digest and found.status in verdicts else None
 
 
 def check_row(instance: Instance, mirrors: Path | None, store_path: Path) -> RowCheck:
@@ -113,7 +115,8 @@ def check_row(instance: Instance, mirrors: Path | None, store_path: Path) -> Row
             finally:
                 backend.close()
                 shutil.rmtree(scratch, ignore_errors=True)
-            lacking = missing_system_packages(recipe.apt) if status != "valid" else []
+            valid = status == ValidationStatus.VALID
+            lacking = [] if valid else missing_system_packages(recipe.apt)
             if lacking:
                 reason += f" (this machine lacks the recipe's apt packages: {' '.join(lacking)})"
             outcome = RowCheck(instance.instance_id, instance.repo, instance.version, status,
@@ -134,7 +137,7 @@ def kept_outcomes(rows: Iterable[Instance], store_path: Path,
             if not path.is_file():
                 continue
             outcome = RowCheck(**json.loads(path.read_text(encoding="utf-8")))
-            if outcome.status not in ("valid", "excluded"):
+            if outcome.status not in (ValidationStatus.VALID, ValidationStatus.EXCLUDED):
                 continue
             try:
                 digest = load_recipe(instance, mirrors=mirrors).digest()
@@ -199,7 +202,7 @@ def coverage_table(rows: list[Instance], outcomes: list[RowCheck]) -> str:
         versions = sorted({row.version for row in rows if row.repo == repo}, key=_version_key)
         mine = [outcome for outcome in outcomes if outcome.repo == repo]
         valid = [version for version in versions
-                 if any(o.version == version and o.status == "valid" for o in mine)]
+                 if any(o.version == version and o.status == ValidationStatus.VALID for o in mine)]
         why = []
         for version in versions:
             checked = [o for o in mine if o.version == version]
@@ -210,7 +213,7 @@ def coverage_table(rows: list[Instance], outcomes: list[RowCheck]) -> str:
         reasons = _merge_reasons(why)
         proved = f"{len(valid)} of {len(versions)}" + (f" ({', '.join(valid)})" if valid else "")
         count = sum(1 for row in rows if row.repo == repo)
-        passed = sum(1 for outcome in mine if outcome.status == "valid")
+        passed = sum(1 for outcome in mine if outcome.status == ValidationStatus.VALID)
         lines.append(f"| {repo} | {count} | {len(mine)} ({passed}) | {len(versions)} | {proved} "
                      f"| {'; '.join(_cell(reason) for reason in reasons) or '-'} |")
     return "\n".join(lines)

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from replay.core.errors import Fault
+from replay.core.vocab import FaultKind
 from replay.records.grade import Grade
 
 # Before the tests were ever timed (validation itself; `replay cell`, collect and import on an
@@ -70,15 +72,15 @@ def timed_out(grade: Grade | None) -> float | None:
     return grade.timeout or DEFAULT_TEST_TIMEOUT
 
 
-def timeout_fault(grade: Grade | None, gold: float | None) -> str | None:
+def timeout_fault(grade: Grade | None, gold: float | None) -> Fault | None:
     """Why a cell's timed-out test run is a harness fault, not the agent's failure (its limit
     cuts the validated tests short), or None (it did not time out, or the hang is the agent's)."""
     limit = timed_out(grade)
     if limit is None or gold is None or limit >= gold:
         return None
-    return (f"harness: the tests timed out after {limit:g} s, shorter than the {gold:g} s the "
-            "gold patch's test run took in validation: choose another --run with a larger "
-            "--test-timeout, or leave it to the default")
+    return Fault(FaultKind.HARNESS, "", f"the tests timed out after {limit:g} s, shorter than "
+                 f"the {gold:g} s the gold patch's test run took in validation: choose another "
+                 "--run with a larger --test-timeout, or leave it to the default")
 
 
 def still_holds(grade: Grade | None, timeout: float) -> bool:

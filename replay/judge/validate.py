@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.core.errors import HarnessError, InputError
+from replay.core.vocab import ValidationStatus
 from replay.environments import snapshots
 from replay.environments.base import Backend, Environment
 from replay.environments.recipes import Recipe, load_recipe
@@ -82,7 +83,8 @@ def validate_instance(instance: Instance, backend: Backend, store: Store,
         validation = _check(instance, recipe, env, store, timings, boundary,
                             test_timeout or DEFAULT_TEST_TIMEOUT)
     except HarnessError as exc:
-        validation = Validation(instance.instance_id, "error", [f"harness fault: {exc}"])
+        validation = Validation(instance.instance_id, ValidationStatus.ERROR,
+                                [f"harness fault: {exc}"])
     validation.checks["seconds"] = {k: round(v, 2) for k, v in timings.items()}
     store.record_validation(instance.instance_id, backend.name, validation.status,
                             validation.reasons, validation.checks)
@@ -122,7 +124,7 @@ def _check(instance: Instance, recipe: Recipe, env: Environment, store: Store,
               "without_fix": _summary(before), "with_gold": _summary(after),
               "snapshot": snapshot.fingerprint}
     if after.timed_out:
-        return Validation(instance.instance_id, "error", [
+        return Validation(instance.instance_id, ValidationStatus.ERROR, [
             f"harness fault: the tests timed out after {timeout:g} s with the gold patch (the "
             "validated tests must finish: give a larger --test-timeout, to a sweep with another "
             "--run, or none)"], checks)
@@ -139,7 +141,8 @@ def _check(instance: Instance, recipe: Recipe, env: Environment, store: Store,
                        "not solvable: the tests did not run with the gold patch")
     if not identical:
         reasons.append(f"restore is not reproducible: {why}")
-    return Validation(instance.instance_id, "excluded" if reasons else "valid", reasons, checks)
+    status = ValidationStatus.EXCLUDED if reasons else ValidationStatus.VALID
+    return Validation(instance.instance_id, status, reasons, checks)
 
 
 def preflight(instances: Iterable[Instance], mirrors: Path | None = None) -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.core.errors import InputError
+from replay.core.vocab import Arm, CellStatus
 from replay.histories.planned import history_of
 from replay.histories.trajectories import load_trajectory
 from replay.instances.selection import choose_instances
@@ -113,8 +114,8 @@ def _shipped_payloads(bundle: Path | None) -> str | None:
 
 def _pre_payloads(store: Store, instance_id: str,
                   cells: dict[CellId, CellResult]) -> list[Message] | None:
-    pre = cells.get(CellId(instance_id, "pre", "", 0))
-    if pre is None or pre.status != "done" or not pre.continuation:
+    pre = cells.get(CellId(instance_id, Arm.PRE, "", 0))
+    if pre is None or pre.status != CellStatus.DONE or not pre.continuation:
         return None
     path = store.folder(CONTINUATIONS, pre.continuation) / TRACE
     try:
@@ -138,7 +139,7 @@ def score_run(store: Store, plan: Plan, cells: dict[CellId, CellResult],
     references: dict[str, Reference] = {}
     rows, skipped = [], []
     for cell, result in sorted(cells.items()):
-        if cell.arm != "post" or not result.summary:
+        if cell.arm != Arm.POST or not result.summary:
             continue
         summary = summaries.summary(store, result.summary)
         if summary is None:

@@ -18,9 +18,9 @@ from replay.models.retry import (
     RetryNotice,
     retry_call,
 )
-from replay.models.spend import Spend
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Provider
+from replay.records.spend import Spend
 
 logger = logging.getLogger(__name__)
 

@@ -17,12 +17,11 @@ five minutes real caches last):
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from typing import Any
 
-from replay.core.digest import canonical_json
+from replay.core.digest import canonical_json, chained
 from replay.models.types import Usage
 
 CHARS_PER_TOKEN = 4
@@ -96,13 +95,7 @@ def _block_prefixes(body: dict[str, Any]) -> list[tuple[str, int, bool]]:
         content = turn.get("content")
         parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
         blocks += [{**part, "role": turn.get("role")} for part in parts or []]
-    running = hashlib.sha256()
-    chars = 0
-    found = []
-    for block in blocks:
-        piece = canonical_json({k: v for k, v in block.items() if k != "cache_control"})
-        running.update(piece.encode("utf-8"))
-        chars += len(piece)
-        found.append((running.copy().hexdigest(), chars // CHARS_PER_TOKEN,
-                      "cache_control" in block))
-    return found
+    prefixes = chained({k: v for k, v in block.items() if k != "cache_control"}
+                       for block in blocks)
+    return [(key, chars // CHARS_PER_TOKEN, "cache_control" in block)
+            for (key, chars), block in zip(prefixes, blocks, strict=True)]

@@ -23,14 +23,13 @@ the gold patch: then the cell is an `error` (see `replay.judge.timeouts`).
 
 from __future__ import annotations
 
-import json
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from replay.agent.loop import AgentConfig
-from replay.core.errors import HarnessError, InputError
+from replay.core.digest import canonical_json
+from replay.core.errors import Fault
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
 from replay.instances.records import Instance
@@ -65,8 +64,6 @@ from replay.records.trace import Trace
 from replay.store import Store
 from replay.store.artifacts import CONTINUATIONS
 
-INPUT_FAULT = "input: "  # how a cell's error starts when bad input caused it
-
 
 @dataclass(frozen=True)
 class Settings:
@@ -87,7 +84,7 @@ class Settings:
         """The agent in a continuation's key: its model, and its request settings if it has any
         (a continuation made with other settings is another continuation)."""
         extra = self.agent.request_settings()
-        return self.agent_id + (f" {json.dumps(extra, sort_keys=True)}" if extra else "")
+        return self.agent_id + (f" {canonical_json(extra, spaced=True)}" if extra else "")
 
     @property
     def config(self) -> AgentConfig:
@@ -118,7 +115,7 @@ def run_cell(task: CellTask, settings: Settings, store: Store,
     """
     started = time.monotonic()
     summarized = None
-    stage = "summarizer: "
+    stage = "summarizer"
     try:
         if task.summarizer is not None:
             summarized = summary_of(task.summarizer, task.history, task.cell.seed_index, store,
@@ -135,9 +132,7 @@ def run_cell(task: CellTask, settings: Settings, store: Store,
     except Exception as exc:  # a cell's fault is its result: recorded, retried next run
         return CellResult(task.cell, "error",
                           summary=None if summarized is None else summarized.key,
-                          error=fault_text(exc, stage),
-                          diagnostics={"traceback": traceback.format_exc(limit=8)},
-                          seconds=time.monotonic() - started)
+                          fault=Fault.of(exc, stage), seconds=time.monotonic() - started)
     return result_of(task, continuation, summarized, time.monotonic() - started)
 
 
@@ -184,7 +179,7 @@ def result_of(task: CellTask, continuation: Continuation, summarized: Summarized
     fault = timeout_fault(continuation.grade, task.gold_seconds)
     if continuation.passed is None or fault:
         return CellResult(task.cell, "error", summary=summary_id,
-                          error=continuation.error or fault, seconds=seconds)
+                          fault=continuation.fault or fault, seconds=seconds)
     return CellResult(task.cell, "done", continuation.passed, continuation.key, summary_id,
                       continuation.reused, found, seconds=seconds, refused=refused,
                       timed_out=timed_out(continuation.grade))
@@ -196,14 +191,6 @@ def summarizer_refused(cell: CellId, summary_id: str, why: str, seconds: float =
     return CellResult(cell, "done", False, summary=summary_id, reused=reused,
                       diagnostics=refused_diagnostics(), seconds=seconds,
                       refused=f"summarizer request refused: {why}")
-
-
-def fault_text(exc: BaseException, where: str = "") -> str:
-    """A cell's error: whose fault it is, the exception class, where (`summarizer: `) and its
-    message."""
-    whose = ("harness" if isinstance(exc, HarnessError)
-             else INPUT_FAULT.rstrip(": ") if isinstance(exc, InputError) else "bug")
-    return f"{whose}: {type(exc).__name__}: {where}{exc}"
 
 
 def kept_result(task: CellTask, settings: Settings, store: Store) -> CellResult | None:

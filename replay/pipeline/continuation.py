@@ -28,7 +28,7 @@ from replay.agent.loop import AgentConfig, run_agent
 from replay.compaction.carriers import post_messages
 from replay.compaction.sources import PromptText
 from replay.core.digest import digest
-from replay.core.errors import HarnessError
+from replay.core.errors import Fault, HarnessError
 from replay.core.paths import TESTBED
 from replay.environments import snapshots
 from replay.environments.base import Environment
@@ -53,7 +53,7 @@ class Continuation:
     passed: bool | None
     trace: Trace
     grade: Grade | None
-    error: str | None
+    fault: Fault | None
     artifacts: Path
     reused: bool = False
     calls: list[str] = field(default_factory=list)
@@ -127,13 +127,14 @@ def continue_agent(continuation: Continuation, history: History, base_commit: st
                                                continuation.trace_path, seed_index,
                                                dialect=history.dialect)
         if trace.exit_reason == "error":
-            continuation.error = trace.error
+            continuation.fault = trace.fault
         elif not unread(trace):
             tree = snapshots.settle(env, base_commit)
             store.write_artifact(tree.diff, *continuation.tree_path.relative_to(
                 store.artifacts).parts)
     except HarnessError as exc:
-        continuation.error = trace.error = f"{type(exc).__name__}: {exc}"
+        continuation.fault = Fault.of(exc)
+        trace.error = f"{type(exc).__name__}: {exc}"
         trace.exit_reason = "error"
         trace.save(continuation.trace_path)
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-SCHEMA = 1
+from replay.core.errors import Fault
+from replay.core.vocab import Arm, CellStatus
+from replay.records.spend import Spend
+
+SCHEMA = 2  # 2: `fault` (a record) in place of `error` (its line), `spent` with every field
 
 
 @dataclass(frozen=True, order=True)
@@ -13,7 +17,7 @@ class CellId:
     """One cell: PRE cells have summarizer "" (they do not depend on one)."""
 
     instance_id: str
-    arm: str
+    arm: Arm
     summarizer: str
     seed_index: int
 
@@ -22,9 +26,9 @@ class CellId:
         return f"{self.instance_id} {self.arm}{who} seed {self.seed_index}"
 
 
-@dataclass
+@dataclass(frozen=True)
 class CellResult:
-    """A cell's result: `done` with passed True/False, or `error` with its cause.
+    """A cell's result: `done` with passed True/False, or `error` with its `fault`.
 
     `spent` counts only model calls made for this cell (not answered from the cache), and
     `estimate` is what the dry run estimated it would cost at most, when it ran;
@@ -36,21 +40,36 @@ class CellResult:
     """
 
     cell: CellId
-    status: Literal["done", "error"]
+    status: CellStatus
     passed: bool | None = None
     continuation: str | None = None
     summary: str | None = None
     reused: bool = False
     diagnostics: dict[str, Any] = field(default_factory=dict)
-    spent: dict[str, float] = field(default_factory=dict)
-    error: str | None = None
+    spent: Spend = field(default_factory=Spend)
+    fault: Fault | None = None
     seconds: float = 0.0
     refused: str | None = None
     timed_out: float | None = None
     estimate: float = 0.0
 
     def record(self) -> dict[str, Any]:
-        """The JSON stored with the cell."""
+        """The JSON stored with the cell (its id, status and verdict are columns)."""
         data = asdict(self)
         del data["cell"], data["status"], data["passed"]
+        data["fault"] = None if self.fault is None else self.fault.to_json()
         return data
+
+    @classmethod
+    def from_record(cls, cell: CellId, status: str, passed: bool | None,
+                    record: dict[str, Any]) -> CellResult:
+        """The result `record` wrote, or a record of an older store: its `error` line becomes
+        a `Fault` (with the traceback its diagnostics kept), its partial `spent` a `Spend`."""
+        data = dict(record)
+        fault, error = data.pop("fault", None), data.pop("error", None)
+        if fault is None and error is not None:
+            trace = data.get("diagnostics", {}).pop("traceback", "")
+            fault = Fault.from_text(error, trace).to_json()
+        data["spent"] = Spend.of(data.get("spent") or {})
+        return cls(cell, CellStatus(status), passed,
+                   fault=None if fault is None else Fault.from_json(fault), **data)

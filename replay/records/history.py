@@ -16,10 +16,30 @@ from replay.records.snapshot import Snapshot
 SCHEMA = 1
 
 
+class Boundary(BaseModel):
+    """Where a history stops: the `rule` that cut it (`steps:N`, `tokens:N`, `before-edit`),
+    the `step` it stops after, of `steps_total` in the trajectory, and the context's `tokens`
+    there (`tokens_estimated` when no model reported them); `reason` why a hand-built history
+    stops where it does. A history's file keeps the fields it was given, no others."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rule: str = ""
+    step: int = 0
+    tokens: int = 0
+    tokens_estimated: bool = False
+    steps_total: int = 0
+    reason: str = ""
+
+    def record(self) -> dict[str, Any]:
+        """The fields it was given, as a history's file keeps them."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
 class History(BaseModel):
     """Messages in OpenAI chat format (with tool calls), where they stop, and the tree there.
 
-    `boundary` holds the rule, the step and the token count at the boundary; `resolved` whether
+    `boundary` says where it stops (rule, step, token count); `resolved` whether
     the full trajectory went on to resolve the instance (None when unknown); `trajectory` the key
     of the trajectory it was cut from; `divergences` the recorded outputs that differed from
     execution when the trajectory was imported; `dialect` how its agent spoke (tool calls, or
@@ -31,11 +51,11 @@ class History(BaseModel):
     history's content id.
     """
 
-    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True)
+    model_config = ConfigDict(frozen=True, serialize_by_alias=True, validate_by_name=True)
 
     instance_id: str
     messages: list[dict[str, Any]]
-    boundary: dict[str, Any] = {}
+    boundary: Boundary = Boundary()
     model: str = ""
     source: str = ""
     snapshot: Snapshot
@@ -49,5 +69,5 @@ class History(BaseModel):
     def content_id(self) -> str:
         """sha256 of the messages, the snapshot fingerprint and the boundary rule."""
         content = {"messages": self.messages, "fingerprint": self.snapshot.fingerprint,
-                   "boundary": self.boundary.get("rule", "")}
+                   "boundary": self.boundary.rule}
         return digest(content)

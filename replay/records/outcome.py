@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from replay.core.vocab import Confirmation, Label
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -16,10 +18,10 @@ class Outcome:
 
     instance_id: str
     summarizer: str
-    label: str
+    label: Label
     pre: bool | None = None
     post: bool | None = None
-    confirmation: str | None = None
+    confirmation: Confirmation | None = None
     post_runs: tuple[bool | None, ...] = ()
     cause: str | None = None
     refused: str | None = None

@@ -6,12 +6,12 @@ How plans are kept in the store is `replay.sweep.plan`.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from replay.core.digest import digest
-from replay.core.vocab import ActionFormat
+from replay.core.vocab import ActionFormat, Arm, Carrier, SweepKind
 from replay.records.cell import CellId
 
 SCHEMA = 1
@@ -56,12 +56,12 @@ class Plan(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    kind: Literal["backbone", "prompt"]
+    kind: SweepKind
     suite: str = "demo"
     dataset: str | None = None
     agent: str
     agent_id: str
-    carrier: str = "summary-only"
+    carrier: Carrier = Carrier.SUMMARY_ONLY
     steps: int = 8
     temperature: float = Field(default=0.0, ge=0)
     prompt_sources: str | None = None
@@ -92,10 +92,10 @@ class Plan(BaseModel):
 
     def cells(self) -> list[CellId]:
         """Every cell of the plan: PRE per instance, POST per pair, confirmation re-runs."""
-        cells = [CellId(instance, "pre", "", 0) for instance in self.instances]
-        cells += [CellId(instance, "post", summarizer, 0)
+        cells = [CellId(instance, Arm.PRE, "", 0) for instance in self.instances]
+        cells += [CellId(instance, Arm.POST, summarizer, 0)
                   for instance in self.instances for summarizer in self.summarizers]
-        cells += [CellId(instance, "post", summarizer, seed)
+        cells += [CellId(instance, Arm.POST, summarizer, seed)
                   for instance, summarizer in self.confirm for seed in CONFIRM_SEEDS]
         return cells
 

@@ -5,9 +5,9 @@ How one is captured and restored is `replay.environments.snapshots`.
 
 from __future__ import annotations
 
-import hashlib
-
 from pydantic import BaseModel, ConfigDict
+
+from replay.core.digest import sha256_hex
 
 SCHEMA = 1
 
@@ -25,4 +25,4 @@ class Snapshot(BaseModel):
     @property
     def diff_sha256(self) -> str:
         """The sha256 of the diff's bytes."""
-        return hashlib.sha256(self.diff).hexdigest()
+        return sha256_hex(self.diff)

@@ -7,7 +7,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from replay.core.errors import Fault
 from replay.core.files import write_atomic
+from replay.core.vocab import ActionFormat, ExitReason
 
 SCHEMA = 1
 STORED = {"dialect": "protocol"}  # field -> its key in trace.json
@@ -31,13 +33,14 @@ class Action:
 class Trace:
     """Everything one continuation did; saved after every step. `dialect` is the action format
     the agent spoke (`replay.agent.dialects`), kept in trace.json under its old name `protocol`
-    (`from_dict` reads either)."""
+    (`from_dict` reads either). `error` is the line its run ended with; `fault` the fault itself
+    when the harness stopped it (not saved: a trace that ended in a fault is never kept)."""
 
     messages: list[dict[str, Any]]
     start_index: int
     actions: list[Action] = field(default_factory=list)
     steps: int = 0
-    exit_reason: str = "running"
+    exit_reason: ExitReason = ExitReason.RUNNING
     error: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
@@ -46,11 +49,14 @@ class Trace:
     seconds: float = 0.0
     files_edited: list[str] = field(default_factory=list)
     files_read: list[str] = field(default_factory=list)
-    dialect: str = "tool-calls"
+    dialect: str = ActionFormat.TOOL_CALLS
+    fault: Fault | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The trace as JSON values (what trace.json holds)."""
-        return {STORED.get(name, name): value for name, value in asdict(self).items()}
+        data = asdict(self)
+        del data["fault"]
+        return {STORED.get(name, name): value for name, value in data.items()}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trace:

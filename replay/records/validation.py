@@ -5,15 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from replay.core.vocab import ValidationStatus
+
 SCHEMA = 1
 
 
-@dataclass
+@dataclass(frozen=True)
 class Validation:
     """The verdict on one instance: `valid`, `excluded` with its reasons, or `error` (a fault
     of the harness); `checks` holds what each check found and how long it took."""
 
     instance_id: str
-    status: str
+    status: ValidationStatus
     reasons: list[str] = field(default_factory=list)
     checks: dict[str, Any] = field(default_factory=dict)

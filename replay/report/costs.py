@@ -14,8 +14,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from replay.models.spend import Spend, tokens_text
 from replay.records.cell import CellId, CellResult
+from replay.records.spend import Spend, tokens_text
 
 COST_COLUMNS = ("tokens_in", "cached_tokens", "tokens_out", "dollars", "seconds",
                 "estimated_dollars")
@@ -25,10 +25,8 @@ PRE_GROUP = "PRE (shared)"
 def cell_cost(result: CellResult) -> dict[str, Any]:
     """The cost columns of one cell."""
     spent = result.spent
-    return {"tokens_in": int(spent.get("input_tokens", 0)),
-            "cached_tokens": int(spent.get("cached_tokens", 0)),
-            "tokens_out": int(spent.get("output_tokens", 0)),
-            "dollars": round(float(spent.get("cost", 0.0)), 6),
+    return {"tokens_in": spent.input_tokens, "cached_tokens": spent.cached_tokens,
+            "tokens_out": spent.output_tokens, "dollars": round(spent.cost, 6),
             "seconds": round(result.seconds, 2), "estimated_dollars": round(result.estimate, 6)}
 
 

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from replay.core.vocab import PRE_PASS, Label
 from replay.measures.statistics import (
     BOOTSTRAP_NOTE,
     MeanDifference,
@@ -22,7 +23,6 @@ from replay.measures.statistics import (
     paired_differences,
     paired_tests,
 )
-from replay.sweep.labels import PRE_PASS
 
 if TYPE_CHECKING:
     from replay.report.tables import Report
@@ -46,7 +46,7 @@ def pairs_of(report: Report, names: dict[str, str]) -> Pairs:
     shares: dict[str, dict[str, float]] = {}
     for summarizer in report.plan.summarizers:
         shown = names.get(summarizer, summarizer)
-        passes[shown] = {instance: report.outcomes[(instance, summarizer)].label == "preserved"
+        passes[shown] = {instance: report.outcomes[(instance, summarizer)].label == Label.PRESERVED
                          for instance in report.plan.instances
                          if report.outcomes[(instance, summarizer)].label in PRE_PASS}
         shares[shown] = {instance: share for (instance, s, seed), share

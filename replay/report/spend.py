@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from replay.models.spend import Spend
 from replay.records.cell import CellId, CellResult
+from replay.records.spend import Spend
 
 NOTE = ("Model calls made for this run's cells, at the models' list prices; cached tokens were "
         "read from the providers' prompt caches. Replies replayed from the call cache cost "

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from replay.compaction.summarize import parse_summarizers
+from replay.core.vocab import PRE_PASS
 from replay.measures.runs import summarizer_means
 from replay.measures.statistics import BOOTSTRAP_NOTE, Interval, bootstrap_mean, rate_text
 from replay.records.cell import CellId, CellResult
@@ -27,7 +28,7 @@ from replay.report.pairs import pairs_of, render_pairs
 from replay.report.spend import run_spend, spend_line
 from replay.store import Store
 from replay.store.scores import kept_scores
-from replay.sweep.labels import PRE_PASS, outcomes, validations
+from replay.sweep.labels import outcomes, validations
 from replay.sweep.plan import load_cells, require_run
 
 CODES = {"preserved": "P", "damaged": "D", "rescued": "R", "unsolved": "U", "excluded": "X",
@@ -202,7 +203,7 @@ def diagnostics(report: Report) -> list[dict[str, Any]]:
             "refused": result.refused or "",
             "timed_out": "" if result.timed_out is None else f"{result.timed_out:g} s",
             **cell_cost(result),
-            "error": result.error or "",
+            "error": result.fault.text() if result.fault else "",
         })
     return rows
 

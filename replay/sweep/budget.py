@@ -51,7 +51,7 @@ class Budget:
         """A cell that started is back: its estimate leaves the flight, its spend counts."""
         with self._lock:
             self._in_flight.pop(result.cell, None)
-            self.spent += float(result.spent.get("cost", 0.0))
+            self.spent += result.spent.cost
 
     def line(self, unstarted: int) -> str:
         """The one line a command prints when the budget kept cells from starting."""

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from replay.compaction.summarize import parse_summarizer
 from replay.compaction.tails import tokens
 from replay.core.errors import Halt
+from replay.core.vocab import Arm, CellStatus
 from replay.models.cache import CallCache
 from replay.models.retry import RetryNotice
 from replay.pipeline.cell import CellTask, kept_result
@@ -80,7 +81,8 @@ class SweepResult:
     @property
     def ran(self) -> int:
         """Cells this invocation ran to a result (not answered from the store)."""
-        return sum(1 for result in self.results if result.status == "done" and not result.reused)
+        return sum(1 for result in self.results
+                   if result.status == CellStatus.DONE and not result.reused)
 
     @property
     def kept(self) -> int:
@@ -99,7 +101,7 @@ class SweepResult:
 
     @property
     def errors(self) -> list[CellResult]:
-        return [result for result in self.results if result.status == "error"]
+        return [result for result in self.results if result.status == CellStatus.ERROR]
 
 
 def finished_line(run: str, result: SweepResult, planned: int, faults: int = 0) -> str:
@@ -159,8 +161,8 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
         if finished.export is not None:
             ingest(store, cache, finished.export, plan.backend)
         assert isinstance(finished.result, CellResult)
-        finished.result.estimate = estimates.get(finished.result.cell, 0.0)
-        _record(store, run, finished.result, cells, outcome, progress, prepared, verdicts)
+        result = replace(finished.result, estimate=estimates.get(finished.result.cell, 0.0))
+        _record(store, run, result, cells, outcome, progress, prepared, verdicts)
     return outcome
 
 
@@ -170,7 +172,7 @@ def stale_refusals(prepared: Prepared, cells: dict[CellId, CellResult],
     send now (a model's settings changed since): they run again."""
     verdicts = validations(store, prepared.plan)
     return [cell for cell in prepared.plan.cells()
-            if (found := cells.get(cell)) is not None and found.status == "done"
+            if (found := cells.get(cell)) is not None and found.status == CellStatus.DONE
             and found.refused and kept_result(prepared.task(cell, verdicts.get(cell.instance_id)),
                                               prepared.settings, store) is None]
 
@@ -252,7 +254,7 @@ def task_estimate(prepared: Prepared, task: CellTask, store: Store) -> Estimate:
     """The model calls, tokens and cost of one cell that runs (upper bounds)."""
     found = Estimate(cells=1, done=0, kept=0, to_run=1)
     start = sum(tokens(message) for message in task.history.messages)
-    if task.cell.arm == "post":
+    if task.cell.arm == Arm.POST:
         start = _summary_estimate(task, store, start, found)
     steps = prepared.settings.steps
     input_tokens = sum(start + step * STEP_GROWTH_TOKENS for step in range(steps))

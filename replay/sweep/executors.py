@@ -21,9 +21,9 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from replay.core.errors import Halt, InputError
+from replay.core.errors import Fault, Halt, InputError
+from replay.core.vocab import CellStatus, FaultKind
 from replay.models.retry import Breaker
-from replay.pipeline.cell import fault_text
 from replay.records.cell import CellResult
 from replay.records.validation import Validation
 from replay.sweep.budget import Budget
@@ -32,6 +32,7 @@ from replay.sweep.exports import cell_export, validation_export
 from replay.sweep.workers import Finished, Gates, Setup, Task, Worker
 
 EXECUTORS = ("local", "ray")
+NOT_STARTED = Fault(FaultKind.HARNESS, "", "not started: over the budget")  # never recorded
 
 
 class LocalExecutor:
@@ -200,9 +201,9 @@ def fault(task: Task, exc: BaseException) -> Finished:
     halted = str(exc) if isinstance(exc, Halt) else None
     if isinstance(task, ValidateTask):
         return Finished(Validation(task.instance.instance_id, "error",
-                                   [f"harness fault: {fault_text(exc)}"]), halted=halted,
+                                   [f"harness fault: {Fault.of(exc).text()}"]), halted=halted,
                         unrecorded=True)
-    return Finished(CellResult(task.cell, "error", error=fault_text(exc)), halted=halted)
+    return Finished(CellResult(task.cell, CellStatus.ERROR, fault=Fault.of(exc)), halted=halted)
 
 
 def admitted(budget: Budget | None, task: Task) -> bool:
@@ -219,7 +220,7 @@ def settle(budget: Budget | None, finished: Finished) -> None:
 def unstarted(task: Task) -> Finished:
     """A cell the budget kept from starting: not to be recorded."""
     assert not isinstance(task, ValidateTask)
-    return Finished(CellResult(task.cell, "error", error="not started: over the budget"),
+    return Finished(CellResult(task.cell, CellStatus.ERROR, fault=NOT_STARTED),
                     unstarted=True)
 
 

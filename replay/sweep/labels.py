@@ -9,34 +9,30 @@ from __future__ import annotations
 
 from typing import Any
 
+from replay.core.vocab import Arm, CellStatus, Confirmation, Label, ValidationStatus
 from replay.records.cell import CellId, CellResult
 from replay.records.outcome import Outcome
 from replay.records.plan import CONFIRM_SEEDS, Plan
 from replay.store import Store
 
-LABELS = ("preserved", "damaged", "rescued", "unsolved", "excluded", "unevaluated", "error")
 
-
-PRE_PASS = ("preserved", "damaged")
-
-
-def label(pre: bool, post: bool) -> str:
+def label(pre: bool, post: bool) -> Label:
     """The label of a PRE and a POST result."""
     if pre:
-        return "preserved" if post else "damaged"
-    return "rescued" if post else "unsolved"
+        return Label.PRESERVED if post else Label.DAMAGED
+    return Label.RESCUED if post else Label.UNSOLVED
 
 
-def confirmation(runs: tuple[bool | None, ...]) -> str:
+def confirmation(runs: tuple[bool | None, ...]) -> Confirmation:
     """`stable` when POST failed in 2 of 3 runs, `seed-variable` when it passed in 2, else
     `pending` (a confirmation run is missing or ended in an error)."""
     fails = sum(1 for passed in runs if passed is False)
     passes = sum(1 for passed in runs if passed is True)
     if fails >= 2:
-        return "stable"
+        return Confirmation.STABLE
     if passes >= 2:
-        return "seed-variable"
-    return "pending"
+        return Confirmation.SEED_VARIABLE
+    return Confirmation.PENDING
 
 
 def outcomes(plan: Plan, cells: dict[CellId, CellResult],
@@ -54,38 +50,39 @@ def outcomes(plan: Plan, cells: dict[CellId, CellResult],
 
 def _outcome(instance: str, summarizer: str, cells: dict[CellId, CellResult],
              validation: dict[str, Any] | None, confirming: bool) -> Outcome:
-    if validation is not None and validation["status"] == "excluded":
-        return Outcome(instance, summarizer, "excluded", cause="; ".join(validation["reasons"]))
-    if validation is not None and validation["status"] == "error":
-        return Outcome(instance, summarizer, "error", cause="; ".join(validation["reasons"]))
-    pre = cells.get(CellId(instance, "pre", "", 0))
-    post = cells.get(CellId(instance, "post", summarizer, 0))
+    if validation is not None and validation["status"] == ValidationStatus.EXCLUDED:
+        return Outcome(instance, summarizer, Label.EXCLUDED, cause="; ".join(validation["reasons"]))
+    if validation is not None and validation["status"] == ValidationStatus.ERROR:
+        return Outcome(instance, summarizer, Label.ERROR, cause="; ".join(validation["reasons"]))
+    pre = cells.get(CellId(instance, Arm.PRE, "", 0))
+    post = cells.get(CellId(instance, Arm.POST, summarizer, 0))
     for cell in (pre, post):
-        if cell is not None and cell.status == "error":
-            return Outcome(instance, summarizer, "error", cause=f"{cell.cell}: {cell.error}")
+        if cell is not None and cell.status == CellStatus.ERROR:
+            why = cell.fault.text() if cell.fault else ""
+            return Outcome(instance, summarizer, Label.ERROR, cause=f"{cell.cell}: {why}")
     if pre is None or post is None or pre.passed is None or post.passed is None:
-        return Outcome(instance, summarizer, "unevaluated")
+        return Outcome(instance, summarizer, Label.UNEVALUATED)
     name = label(pre.passed, post.passed)
     refused = "; ".join(f"{cell.cell.arm.upper()} {cell.refused}" for cell in (pre, post)
                         if cell.refused) or None
     timed_out = "; ".join(f"{cell.cell.arm.upper()} tests timed out after {cell.timed_out:g} s"
                           for cell in (pre, post) if cell.timed_out is not None) or None
-    if name != "damaged" or not confirming:
+    if name != Label.DAMAGED or not confirming:
         return Outcome(instance, summarizer, name, pre.passed, post.passed, refused=refused,
                        timed_out=timed_out)
-    runs = (post.passed, *[_passed(cells.get(CellId(instance, "post", summarizer, seed)))
+    runs = (post.passed, *[_passed(cells.get(CellId(instance, Arm.POST, summarizer, seed)))
                            for seed in CONFIRM_SEEDS])
     return Outcome(instance, summarizer, name, pre.passed, post.passed, confirmation(runs), runs,
                    refused=refused, timed_out=timed_out)
 
 
 def _passed(cell: CellResult | None) -> bool | None:
-    return None if cell is None or cell.status != "done" else cell.passed
+    return None if cell is None or cell.status != CellStatus.DONE else cell.passed
 
 
 def damaged(found: dict[tuple[str, str], Outcome]) -> list[tuple[str, str]]:
     """The damaged pairs, in plan order."""
-    return [pair for pair, outcome in found.items() if outcome.label == "damaged"]
+    return [pair for pair, outcome in found.items() if outcome.label == Label.DAMAGED]
 
 
 def validations(store: Store, plan: Plan) -> dict[str, dict[str, Any] | None]:

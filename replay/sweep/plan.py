@@ -5,6 +5,7 @@ import json
 
 from replay.core.digest import digest
 from replay.core.errors import InputError
+from replay.core.vocab import CellStatus
 from replay.records.cell import CellId, CellResult
 from replay.records.plan import Plan
 from replay.store import Store, runs
@@ -96,12 +97,12 @@ def load_cells(store: Store, run: str) -> dict[CellId, CellResult]:
     cells = {}
     for row in runs.cells(store, run):
         cell = CellId(row.instance_id, row.arm, row.summarizer, row.seed_index)
-        cells[cell] = CellResult(cell, row.status, row.passed, **json.loads(row.record))
+        cells[cell] = CellResult.from_record(cell, row.status, row.passed, json.loads(row.record))
     return cells
 
 
 def pending(plan: Plan, done: dict[CellId, CellResult]) -> list[CellId]:
     """The plan's cells without a `done` result, in plan order."""
     return [cell for cell in plan.cells()
-            if cell not in done or done[cell].status != "done"]
+            if cell not in done or done[cell].status != CellStatus.DONE]
 

@@ -25,12 +25,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 from rich.text import Text
 
+from replay.core.vocab import Label
 from replay.models.retry import RetryNotice
-from replay.models.spend import Spend
 from replay.pipeline.cell import CellTask
 from replay.records.cell import CellId, CellResult
+from replay.records.spend import Spend
 from replay.records.validation import Validation
-from replay.sweep.labels import LABELS
 from replay.sweep.workers import Task
 
 HEARTBEAT = 30.0  # seconds between two lines at most, outside a terminal
@@ -155,7 +155,7 @@ class SweepProgress:
 
     def status(self) -> str:
         """The counters as one line: cells, then pairs, then spend."""
-        labels = ", ".join(f"{name} {self.labels[name]}" for name in LABELS
+        labels = ", ".join(f"{name} {self.labels[name]}" for name in Label
                            if self.labels.get(name))
         refused = f", {self.refused} refused" if self.refused else ""
         return (f"cells running {len(self.running)}, errors {self.failed}{refused} | "
@@ -174,7 +174,7 @@ def verdict(result: CellResult) -> str:
     """A cell's result in a few words: pass, fail, refused (which request), tests timed out,
     or the error."""
     if result.status == "error":
-        return f"error: {result.error or ''}"
+        return f"error: {result.fault.text() if result.fault else ''}"
     word = "pass" if result.passed else "fail"
     refused = f" ({result.refused})" if result.refused else ""
     timed = (f" (tests timed out after {result.timed_out:g} s)"

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from replay.core.errors import Fault
 from replay.core.paths import home
 from replay.environments.backends import close_backend, make_backend
 from replay.environments.base import Environment
@@ -32,8 +33,9 @@ from replay.models.client import ModelClient
 from replay.models.retry import Breaker, RetryNotice
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
-from replay.pipeline.cell import CellTask, Settings, fault_text, run_cell
+from replay.pipeline.cell import CellTask, Settings, run_cell
 from replay.records.cell import CellResult
+from replay.records.spend import Spend
 from replay.records.validation import Validation
 from replay.store import Store
 from replay.sweep.cells import ValidateTask
@@ -88,7 +90,7 @@ class Metered:
     and what prompt caching saved. Replies replayed from the call cache count nothing."""
 
     def __init__(self, client: ModelClient, gate: threading.Semaphore,
-                 spent: dict[str, float], calls: list[Called] | None) -> None:
+                 spent: Spend, calls: list[Called] | None) -> None:
         self.client = client
         self.gate = gate
         self.spent = spent
@@ -105,13 +107,9 @@ class Metered:
             raise
         if not response.from_cache:
             usage = response.usage
-            for name, value in (("input_tokens", usage.input_tokens),
-                                ("output_tokens", usage.output_tokens),
-                                ("cached_tokens", usage.cached_tokens),
-                                ("cache_write_tokens", usage.cache_write_tokens),
-                                ("cost", response.cost),
-                                ("saved", self.client.spec.saving(usage))):
-                self.spent[name] = self.spent.get(name, 0) + value
+            self.spent.add(Spend(usage.input_tokens, usage.output_tokens, usage.cached_tokens,
+                                 usage.cache_write_tokens, response.cost,
+                                 self.client.spec.saving(usage)))
         if self.calls is not None:
             self.calls.append(Called(self.client.spec, request, seed_index, response))
         return response
@@ -146,7 +144,7 @@ class Worker:
     def run(self, task: CellTask) -> Finished:
         """Run one cell; a fault is recorded in its result, never raised."""
         self.task = task
-        spent: dict[str, float] = {}
+        spent = Spend()
         self.calls = []
         calls = self.calls if self.keep_calls else None
 
@@ -157,8 +155,8 @@ class Worker:
                     on_retry=self._retrying if self.on_retry else None)
             return Metered(self.clients[spec], self.gates(spec), spent, calls)
 
-        result = run_cell(task, self.setup.settings, self.store, self._environment, model)
-        result.spent = spent
+        result = replace(run_cell(task, self.setup.settings, self.store, self._environment,
+                                  model), spent=spent)
         return Finished(result, halted=self.breaker.tripped if result.status == "error" else None)
 
     def validate(self, task: ValidateTask) -> Finished:
@@ -170,7 +168,7 @@ class Worker:
                                            self.store, boundary=task.boundary,
                                            test_timeout=task.test_timeout)
         except Exception as exc:  # a gold patch that does not apply, a bug: not a verdict
-            validation = Validation(ident, "error", [f"validation failed: {fault_text(exc)}"])
+            validation = Validation(ident, "error", [f"validation failed: {Fault.of(exc).text()}"])
             self.store.record_validation(ident, self.backend.name, validation.status,
                                          validation.reasons, validation.checks)
         return Finished(validation)

@@ -23,6 +23,7 @@ from pathlib import Path
 from replay.agent.tools import ToolError, run_tool
 from replay.core.digest import digest
 from replay.core.errors import InputError
+from replay.core.vocab import ExitReason, HistorySource
 from replay.environments import snapshots
 from replay.environments.base import Backend, Environment
 from replay.environments.recipes import Recipe, load_recipe
@@ -66,7 +67,7 @@ class Imported:
 
 def import_key(recorded: Recorded, instance: Instance) -> str:
     """The identity of an imported trajectory: its format, instance, model and messages."""
-    return digest({"kind": "imported", "format": recorded.format,
+    return digest({"kind": HistorySource.IMPORTED, "format": recorded.format,
                    "instance": instance.instance_id, "base_commit": instance.base_commit,
                    "model": recorded.model, "messages": recorded.messages})
 
@@ -124,8 +125,8 @@ def _import_one(path: Path, recorded: Recorded, instance: Instance, backend: Bac
     recipe = load_recipe(instance, mirrors=backend.mirrors)
     env = backend.start(instance, recipe)
     try:
-        built = rebuild(recorded, instance, env, recipe, key,
-                        f"imported {recorded.format} {path.name}", scratch / f"{key}.log", rules,
+        source = f"{HistorySource.IMPORTED} {recorded.format} {path.name}"
+        built = rebuild(recorded, instance, env, recipe, key, source, scratch / f"{key}.log", rules,
                         cell_timeout(test_timeout, store.validation(instance.instance_id,
                                                                     backend.name)))
     except InputError as exc:
@@ -184,7 +185,7 @@ def rebuild(recorded: Recorded, instance: Instance, env: Environment, recipe: Re
     trajectory = Trajectory(key=key, instance_id=instance.instance_id,
                             base_commit=instance.base_commit, model=recorded.model,
                             source=source, messages=messages, opening_tokens=opening,
-                            steps=steps, exit_reason="imported", resolved=None,
+                            steps=steps, exit_reason=ExitReason.IMPORTED, resolved=None,
                             dialect=recorded.dialect)
     for rule in rules:
         trajectory.history(rule)

@@ -25,6 +25,7 @@ from replay.compaction.carriers import post_messages
 from replay.core.digest import canonical_json
 from replay.core.errors import HarnessError
 from replay.core.paths import TESTBED
+from replay.core.vocab import Arm
 from replay.measures.probes.arms import generation_count
 from replay.measures.probes.files import Probe, ProbeSet
 from replay.measures.probes.grading import Grade, grade
@@ -66,7 +67,7 @@ class Inputs:
 
     def task(self, instance_id: str, method: str, generation: int) -> CellTask:
         """The POST cell whose summary is this method's context, exactly as the sweep has it."""
-        return self.cell_task(CellId(instance_id, "post", method, generation))
+        return self.cell_task(CellId(instance_id, Arm.POST, method, generation))
 
 
 @dataclass

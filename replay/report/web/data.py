@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from replay.core.vocab import Arm, CellStatus
 from replay.measures.runs import summarizer_means
 from replay.models.types import Message
 from replay.records.cell import CellId, CellResult
@@ -99,7 +100,7 @@ class Side:
         """pass, fail, error, or `not run` when the cell has no result yet."""
         if self.result is None:
             return "not run"
-        if self.result.status == "error":
+        if self.result.status == CellStatus.ERROR:
             return "error"
         return "pass" if self.result.passed else "fail"
 
@@ -149,8 +150,8 @@ def seeds_of(report: Report, instance: str, summarizer: str) -> list[int]:
 def cell_view(store: Store, report: Report, instance: str, summarizer: str,
               seed: int) -> CellView:
     """The page of a pair's POST cell at `seed` beside the instance's PRE."""
-    cell = CellId(instance, "post", summarizer, seed)
-    pre = _side(store, "pre", report.cells.get(CellId(instance, "pre", "", 0)))
+    cell = CellId(instance, Arm.POST, summarizer, seed)
+    pre = _side(store, "pre", report.cells.get(CellId(instance, Arm.PRE, "", 0)))
     post = _side(store, "post", report.cells.get(cell))
     history = None
     if pre.trace is not None:

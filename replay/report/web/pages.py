@@ -19,6 +19,7 @@ import jinja2
 
 from replay.core.digest import digest
 from replay.core.files import write_atomic
+from replay.core.vocab import Arm, CellStatus
 from replay.measures.statistics import rate_text
 from replay.records.cell import CellId, CellResult
 from replay.report.histories import HISTORY_COLUMNS, history_rows
@@ -78,7 +79,7 @@ def _percent(value: float | None) -> str:
 def _verdict(result: CellResult | None) -> str:
     if result is None:
         return "-"
-    if result.status == "error":
+    if result.status == CellStatus.ERROR:
         return "error"
     return "pass" if result.passed else "fail"
 
@@ -104,7 +105,7 @@ def environment() -> jinja2.Environment:
                        code=code)
     env.globals.update(csp=CSP, codes=CODES, legend=LEGEND, page_name=page_name,
                        sibling=lambda *cell: page_name(*cell).split("/", 1)[1],
-                       pre_cell=lambda instance: CellId(instance, "pre", "", 0),
+                       pre_cell=lambda instance: CellId(instance, Arm.PRE, "", 0),
                        verdict=_verdict, values=values,
                        history_rows=history_rows, history_columns=HISTORY_COLUMNS,
                        rate_text=rate_text, legend_lines=legend_lines, rate_note=RATE_NOTE,

@@ -1,4 +1,5 @@
-"""What model calls spent, summed: tokens, the providers' prompt caching, cost and its saving.
+"""What model calls spent, summed: tokens, the providers' prompt caching, cost and its saving
+(a cell keeps what its own calls spent, `CellResult.spent`).
 
 Two caches are kept apart in every word: *cached tokens* are prompt tokens a provider read from
 its own prompt cache (billed at its cached price); a reply *replayed from the call cache* is
@@ -28,12 +29,21 @@ class Spend:
     cost: float = 0.0
     saved: float = 0.0
 
-    def add(self, spent: Mapping[str, float]) -> None:
-        """Add one record of spend (a cell's `spent`; names it lacks count 0)."""
+    def add(self, spent: Spend | Mapping[str, float]) -> None:
+        """Add one record of spend: another sum (a cell's `spent`), or named values (names it
+        lacks count 0)."""
+        values = asdict(spent) if isinstance(spent, Spend) else spent
         for name in FIELDS:
-            value = spent.get(name, 0)
+            value = values.get(name, 0)
             setattr(self, name, getattr(self, name)
                     + (float(value) if name in MONEY else int(value)))
+
+    @classmethod
+    def of(cls, values: Mapping[str, float]) -> Spend:
+        """The sum that named values make (a cell's `spent` as stores keep it)."""
+        spend = cls()
+        spend.add(values)
+        return spend
 
     @property
     def cached_share(self) -> float | None:
