@@ -59,7 +59,8 @@ MIGRATIONS: tuple[Step, ...] = (
     Step(2, "every table of the schema in every store (each command made its own before); "
             "model_calls keeps each call's seconds and the prompt tokens written to the "
             "provider's cache (NULL and 0 for calls kept before)",
-         tables=tuple(TABLES),
+         tables=("meta", "validations", "continuations", "runs", "cells", "summaries",
+                 "model_calls", "model_refusals", "histories", "trajectories", "retention"),
          columns={"model_calls": (Column("seconds", "REAL", "NULL"),
                                   Column("cache_write_tokens", "INTEGER NOT NULL DEFAULT 0",
                                          "0"))}),
