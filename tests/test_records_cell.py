@@ -15,12 +15,13 @@ from replay.environments.recipes import Recipe
 from replay.instances.records import Instance
 from replay.models.cache import CallCache
 from replay.models.types import ModelSpec
+from replay.pipeline.cell import CellTask, Settings, run_cell
+from replay.pipeline.summary import Summarizer
 from replay.records.cell import CellId, CellResult
 from replay.records.snapshot import Snapshot
 from replay.records.spend import Spend
 from replay.report.tables import build, diagnostics
 from replay.store import Store
-from replay.sweep.cells import CellTask, Settings, run_cell
 from replay.sweep.plan import load_cells, record_cell
 
 from agent_scripts import mini_history
@@ -98,7 +99,7 @@ def test_a_cell_that_bad_input_stops_keeps_its_fault_with_the_stage(
     spec = ModelSpec(alias="summ", provider="openai", model="summ-1", base_url=closed_port_url())
     task = CellTask(CellId(tiny.instance_id, "post", "summ:codex", 0), tiny,
                     mini_history(tiny.instance_id, tiny.problem_statement, snapshot),
-                    backbone=spec, prompt=empty)
+                    Summarizer("summ:codex", backbone=spec, prompt=empty))
 
     def no_environment() -> tuple[Environment, Recipe]:
         raise AssertionError("the environment is not started for a summary that failed")

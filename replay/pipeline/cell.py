@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from replay.agent.loop import AgentConfig
 from replay.core.digest import canonical_json
 from replay.core.errors import Fault
+from replay.core.vocab import CellStatus, ExitReason
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
 from replay.instances.records import Instance
@@ -130,7 +131,7 @@ def run_cell(task: CellTask, settings: Settings, store: Store,
             task.instance, task.history, messages, task.cell.arm, settings, store, environment,
             model(settings.agent), task.cell.seed_index, task.test_timeout)
     except Exception as exc:  # a cell's fault is its result: recorded, retried next run
-        return CellResult(task.cell, "error",
+        return CellResult(task.cell, CellStatus.ERROR,
                           summary=None if summarized is None else summarized.key,
                           fault=Fault.of(exc, stage), seconds=time.monotonic() - started)
     return result_of(task, continuation, summarized, time.monotonic() - started)
@@ -162,7 +163,7 @@ def continue_and_grade(instance: Instance, history: History, messages: list[Mess
     agent = Recorder(model, settings.agent, continuation.calls)
     continue_agent(continuation, history, instance.base_commit, env, agent, settings.config,
                    store, seed_index)
-    if continuation.trace.exit_reason != "error":
+    if continuation.trace.exit_reason != ExitReason.ERROR:
         grade(continuation, instance, env, recipe, store, test_timeout)
     return continuation
 
@@ -172,15 +173,15 @@ def result_of(task: CellTask, continuation: Continuation, summarized: Summarized
     """The cell's result from its graded continuation: `error` when the harness failed or the
     tests timed out under a limit shorter than the gold patch's run."""
     trace = continuation.trace
-    refused = trace.error if trace.exit_reason == "refused" else None
+    refused = trace.error if trace.exit_reason == ExitReason.REFUSED else None
     summary_id, summary = (None, None) if summarized is None else (summarized.key,
                                                                    summarized.summary)
     found = diagnose(trace, task.history.messages, summary, task.instance.patch)
     fault = timeout_fault(continuation.grade, task.gold_seconds)
     if continuation.passed is None or fault:
-        return CellResult(task.cell, "error", summary=summary_id,
+        return CellResult(task.cell, CellStatus.ERROR, summary=summary_id,
                           fault=continuation.fault or fault, seconds=seconds)
-    return CellResult(task.cell, "done", continuation.passed, continuation.key, summary_id,
+    return CellResult(task.cell, CellStatus.DONE, continuation.passed, continuation.key, summary_id,
                       continuation.reused, found, seconds=seconds, refused=refused,
                       timed_out=timed_out(continuation.grade))
 
@@ -188,7 +189,7 @@ def result_of(task: CellTask, continuation: Continuation, summarized: Summarized
 def summarizer_refused(cell: CellId, summary_id: str, why: str, seconds: float = 0.0,
                        reused: bool = False) -> CellResult:
     """A POST whose summarizer request was refused: it fails, with nothing continued."""
-    return CellResult(cell, "done", False, summary=summary_id, reused=reused,
+    return CellResult(cell, CellStatus.DONE, False, summary=summary_id, reused=reused,
                       diagnostics=refused_diagnostics(), seconds=seconds,
                       refused=f"summarizer request refused: {why}")
 

@@ -30,6 +30,7 @@ from replay.compaction.sources import PromptText
 from replay.core.digest import digest
 from replay.core.errors import Fault, HarnessError
 from replay.core.paths import TESTBED
+from replay.core.vocab import ExitReason
 from replay.environments import snapshots
 from replay.environments.base import Environment
 from replay.judge.timeouts import still_holds
@@ -126,7 +127,7 @@ def continue_agent(continuation: Continuation, history: History, base_commit: st
         continuation.trace = trace = run_agent(model, env, trace.messages, config,
                                                continuation.trace_path, seed_index,
                                                dialect=history.dialect)
-        if trace.exit_reason == "error":
+        if trace.exit_reason == ExitReason.ERROR:
             continuation.fault = trace.fault
         elif not unread(trace):
             tree = snapshots.settle(env, base_commit)
@@ -135,11 +136,11 @@ def continue_agent(continuation: Continuation, history: History, base_commit: st
     except HarnessError as exc:
         continuation.fault = Fault.of(exc)
         trace.error = f"{type(exc).__name__}: {exc}"
-        trace.exit_reason = "error"
+        trace.exit_reason = ExitReason.ERROR
         trace.save(continuation.trace_path)
 
 
 def unread(trace: Trace) -> bool:
     """Whether the agent's first request was refused: it never read what it was given (the
     summary, or the history), and nothing it did is graded."""
-    return trace.exit_reason == "refused" and trace.steps == 0
+    return trace.exit_reason == ExitReason.REFUSED and trace.steps == 0

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from replay.core.paths import TESTBED
+from replay.core.vocab import ExitReason
 from replay.judge.grading import patch_files
 from replay.models.types import Message
 from replay.records.summary import Summary
@@ -45,7 +46,7 @@ def diagnose(trace: Trace, history: list[Message], summary: Summary | None,
 
 def refused_diagnostics() -> dict[str, Any]:
     """The diagnostics of a POST whose summarizer request was refused: nothing ran."""
-    return {"steps": 0, "actions": 0, "exit_reason": "refused", "repeated_reads": 0,
+    return {"steps": 0, "actions": 0, "exit_reason": ExitReason.REFUSED, "repeated_reads": 0,
             "tests_run": 0, "files_edited": [], "input_tokens": 0, "output_tokens": 0,
             "cost": 0.0}
 

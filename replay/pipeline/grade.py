@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from replay.core.errors import HarnessError
+from replay.core.vocab import ExitReason
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
 from replay.instances.records import Instance
@@ -34,7 +35,7 @@ def grade(continuation: Continuation, instance: Instance, env: Environment, reci
     except HarnessError as exc:
         trace = continuation.trace
         continuation.error = trace.error = f"{type(exc).__name__}: {exc}"
-        trace.exit_reason = "error"
+        trace.exit_reason = ExitReason.ERROR
         trace.save(continuation.trace_path)
         return
     continuation.passed = continuation.grade.resolved
