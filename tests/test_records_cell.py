@@ -101,7 +101,7 @@ def test_a_cell_that_bad_input_stops_keeps_its_fault_with_the_stage(
                     mini_history(tiny.instance_id, tiny.problem_statement, snapshot),
                     Summarizer("summ:codex", backbone=spec, prompt=empty))
 
-    def no_environment() -> tuple[Environment, Recipe]:
+    def no_environment(instance: Instance) -> tuple[Environment, Recipe]:
         raise AssertionError("the environment is not started for a summary that failed")
 
     with Store.open(tmp_path / "replay.db") as store, CallCache(tmp_path / "replay.db") as cache:

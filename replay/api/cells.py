@@ -11,7 +11,7 @@ from replay.api.prepare import prompt
 from replay.compaction.carriers import CARRIERS
 from replay.compaction.summarize import parse_summarizer
 from replay.core.errors import Halt, InputError
-from replay.core.vocab import FaultKind
+from replay.core.vocab import Arm, CellStatus, FaultKind
 from replay.environments.backends import close_backend, make_backend
 from replay.environments.recipes import load_recipe
 from replay.histories.boundaries import parse_rule
@@ -80,7 +80,7 @@ def _task(instance: Instance, options: CellOptions, store: Store, listener: List
         raise InputError(f"unknown carrier {options.carrier!r}: use {' or '.join(CARRIERS)}")
     backbone = text = judge = None
     summarizer = ""
-    if options.arm == "post":
+    if options.arm == Arm.POST:
         if not options.summarizer:
             raise InputError("--arm post needs --summarizer MODEL:PROMPT (or anchor_index, "
                              "observation-masking, tail:N)")
@@ -98,7 +98,7 @@ def _task(instance: Instance, options: CellOptions, store: Store, listener: List
                            rule=options.history_rule)
     cell = CellId(instance.instance_id, options.arm, summarizer, options.seed_index)
     chosen = Summarizer(summarizer, backbone, text, judge, options.temperature)
-    return CellTask(cell, instance, history, chosen if options.arm == "post" else None)
+    return CellTask(cell, instance, history, chosen if options.arm == Arm.POST else None)
 
 
 def run_cell(instance: Instance, options: CellOptions, store: Path, *,
@@ -147,5 +147,5 @@ def _ran(task: CellTask, result: CellResult, store: Store) -> CellRun:
         summary = summaries.summary(store, result.summary)
         chars = len(summary.text) if summary is not None else 0
     trace = (store.folder(CONTINUATIONS, result.continuation) / TRACE
-             if result.continuation and result.status != "error" else None)
+             if result.continuation and result.status != CellStatus.ERROR else None)
     return CellRun(task.cell, result, chars, trace)

@@ -18,6 +18,7 @@ from replay.compaction.carriers import CARRIERS
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import parse_summarizer
 from replay.core.errors import InputError
+from replay.core.vocab import CellStatus
 from replay.histories.boundaries import parse_rule
 from replay.histories.planned import choose_histories
 from replay.instances.selection import choose_instances
@@ -334,7 +335,7 @@ def _run_pending(store: Store, name: str, prepared: Prepared, options: SweepOpti
                                        options.spending)
     finally:
         executor.close()
-    faults = tuple(found for found in result.validated if found.status == "error")
+    faults = tuple(found for found in result.validated if found.status == CellStatus.ERROR)
     failed = {found.instance_id for found in faults}
     waiting = sum(1 for cell in pending(plan, load_cells(store, name))
                   if cell.instance_id in failed) if faults else 0

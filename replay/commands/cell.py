@@ -31,6 +31,7 @@ from replay.commands.options import (
     say,
 )
 from replay.core.paths import default_store
+from replay.core.vocab import CellStatus
 from replay.records.plan import DEFAULT_TEMPERATURE
 
 DEPRECATED = ("warning: `replay run` is now `replay cell` (a run is a sweep kept in the "
@@ -42,7 +43,7 @@ def show(ran: api.CellRun, out: Console) -> None:
     result, cell = ran.result, ran.cell
     if ran.summary_chars is not None:
         say(out, f"summary ({ran.summary_chars} chars) kept as {result.summary[:12]}")
-    shown, style = (("error", "red") if result.status == "error" else
+    shown, style = (("error", "red") if result.status == CellStatus.ERROR else
                     ("tests pass", "green") if result.passed else
                     (f"tests timed out after {result.timed_out:g} s", "yellow")
                     if result.timed_out is not None else ("tests fail", "yellow"))
@@ -51,7 +52,7 @@ def show(ran: api.CellRun, out: Console) -> None:
                   soft_wrap=True)
     if result.refused:
         say(out, f"  {result.refused}")
-    if result.status == "error":
+    if result.status == CellStatus.ERROR:
         return
     found = result.diagnostics
     say(out, f"  steps {found['steps']}, actions {found['actions']}, exit "

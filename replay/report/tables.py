@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from replay.compaction.summarize import parse_summarizers
-from replay.core.vocab import PRE_PASS
+from replay.core.vocab import PRE_PASS, CellStatus, Confirmation, Label
 from replay.measures.runs import summarizer_means
 from replay.measures.statistics import BOOTSTRAP_NOTE, Interval, bootstrap_mean, rate_text
 from replay.records.cell import CellId, CellResult
@@ -126,11 +126,11 @@ def build(store: Store, run: str) -> Report:
         rate = rates[summarizer]
         rate.pre_pass += 1
         row.pre_pass += 1
-        row.post_pass += outcome.label == "preserved"
-        if outcome.label == "damaged":
+        row.post_pass += outcome.label == Label.PRESERVED
+        if outcome.label == Label.DAMAGED:
             rate.damaged += 1
-            rate.stable += outcome.confirmation == "stable"
-            rate.seed_variable += outcome.confirmation == "seed-variable"
+            rate.stable += outcome.confirmation == Confirmation.STABLE
+            rate.seed_variable += outcome.confirmation == Confirmation.SEED_VARIABLE
             rate.unconfirmed += outcome.confirmation in (None, "pending")
             rate.refused += outcome.refused is not None
     scores = kept_scores(store, run)
@@ -150,7 +150,7 @@ def build(store: Store, run: str) -> Report:
 
 def code(outcome: Outcome) -> str:
     """The grid code of an outcome (see the module docstring)."""
-    mark = MARKS.get(outcome.confirmation or "", "") if outcome.label == "damaged" else ""
+    mark = MARKS.get(outcome.confirmation or "", "") if outcome.label == Label.DAMAGED else ""
     return (CODES[outcome.label] + mark + (TIMED_OUT_MARK if outcome.timed_out else "")
             + (REFUSED_MARK if outcome.refused else ""))
 
@@ -190,7 +190,8 @@ def diagnostics(report: Report) -> list[dict[str, Any]]:
         result = report.cells[cell]
         found = result.diagnostics
         summary = found.get("summary") or {}
-        verdict = "error" if result.status == "error" else ("pass" if result.passed else "fail")
+        verdict = ("error" if result.status == CellStatus.ERROR
+                   else "pass" if result.passed else "fail")
         rows.append({
             "instance": cell.instance_id, "arm": cell.arm, "summarizer": cell.summarizer,
             "seed": cell.seed_index, "result": verdict, "steps": found.get("steps"),

@@ -11,6 +11,7 @@ from typing import Any
 
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import parse_summarizer
+from replay.core.vocab import Arm
 from replay.histories.planned import with_histories
 from replay.histories.records import bundled_snapshot
 from replay.instances.records import Instance
@@ -54,7 +55,7 @@ class Prepared:
         the instance's `validation` record."""
         return CellTask(cell, self.instances[cell.instance_id],
                         self.histories[cell.instance_id],
-                        self.summarizers[cell.summarizer] if cell.arm == "post" else None,
+                        self.summarizers[cell.summarizer] if cell.arm == Arm.POST else None,
                         cell_timeout(self.plan.test_timeout, validation),
                         gold_seconds(validation))
 

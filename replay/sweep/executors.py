@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from replay.core.errors import Fault, Halt, InputError
-from replay.core.vocab import CellStatus, FaultKind
+from replay.core.vocab import CellStatus, FaultKind, ValidationStatus
 from replay.models.retry import Breaker
 from replay.records.cell import CellResult
 from replay.records.validation import Validation
@@ -200,7 +200,7 @@ def fault(task: Task, exc: BaseException) -> Finished:
     """The result of a task whose worker itself failed, or that a `Halt` kept from running."""
     halted = str(exc) if isinstance(exc, Halt) else None
     if isinstance(task, ValidateTask):
-        return Finished(Validation(task.instance.instance_id, "error",
+        return Finished(Validation(task.instance.instance_id, ValidationStatus.ERROR,
                                    [f"harness fault: {Fault.of(exc).text()}"]), halted=halted,
                         unrecorded=True)
     return Finished(CellResult(task.cell, CellStatus.ERROR, fault=Fault.of(exc)), halted=halted)

@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 from rich.text import Text
 
-from replay.core.vocab import Label
+from replay.core.vocab import CellStatus, Label
 from replay.models.retry import RetryNotice
 from replay.pipeline.cell import CellTask
 from replay.records.cell import CellId, CellResult
@@ -124,7 +124,7 @@ class SweepProgress:
         """A cell finished (or was answered from the store); `labels` are the pairs' so far."""
         self.running.discard(result.cell)
         self.done += 1
-        self.failed += result.status == "error"
+        self.failed += result.status == CellStatus.ERROR
         self.refused += result.refused is not None
         if not result.reused and result.seconds > 0:
             self.durations.append(result.seconds)
@@ -173,7 +173,7 @@ class SweepProgress:
 def verdict(result: CellResult) -> str:
     """A cell's result in a few words: pass, fail, refused (which request), tests timed out,
     or the error."""
-    if result.status == "error":
+    if result.status == CellStatus.ERROR:
         return f"error: {result.fault.text() if result.fault else ''}"
     word = "pass" if result.passed else "fail"
     refused = f" ({result.refused})" if result.refused else ""

@@ -23,6 +23,7 @@ from typing import Any
 
 from replay.core.errors import Fault
 from replay.core.paths import home
+from replay.core.vocab import CellStatus, ValidationStatus
 from replay.environments.backends import close_backend, make_backend
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe, load_recipe
@@ -157,7 +158,8 @@ class Worker:
 
         result = replace(run_cell(task, self.setup.settings, self.store, self._environment,
                                   model), spent=spent)
-        return Finished(result, halted=self.breaker.tripped if result.status == "error" else None)
+        halted = self.breaker.tripped if result.status == CellStatus.ERROR else None
+        return Finished(result, halted=halted)
 
     def validate(self, task: ValidateTask) -> Finished:
         """Validate one instance (protocol step 2), recording the verdict in the worker's
@@ -168,7 +170,8 @@ class Worker:
                                            self.store, boundary=task.boundary,
                                            test_timeout=task.test_timeout)
         except Exception as exc:  # a gold patch that does not apply, a bug: not a verdict
-            validation = Validation(ident, "error", [f"validation failed: {Fault.of(exc).text()}"])
+            validation = Validation(ident, ValidationStatus.ERROR,
+                                    [f"validation failed: {Fault.of(exc).text()}"])
             self.store.record_validation(ident, self.backend.name, validation.status,
                                          validation.reasons, validation.checks)
         return Finished(validation)
