@@ -111,6 +111,14 @@ SYSTEM_DIRS = ("/usr", "/etc")
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
+def _require(*paths: str | Path) -> None:
+    """Raise FileNotFoundError for the first path that does not exist (else bwrap fails with
+    exit 1, like a failing command)."""
+    for path in paths:
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"sandbox: {path} does not exist")
+
+
 def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: list[str],
                    network: bool, unroutable: list[str], env: dict[str, str], *,
                    extra_ro: Sequence[str] = (), extra_rw: Sequence[str] = (),
@@ -131,9 +139,7 @@ def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: l
     """
     layers = [path for overlay in overlays for path in (overlay.lower, overlay.upper,
                                                          overlay.work, overlay.merged)]
-    for path in (tree, venv, *interpreter_prefixes, *extra_ro, *extra_rw, *layers, *cgroups):
-        if not os.path.exists(path):   # else bwrap fails with exit 1, like a failing command
-            raise FileNotFoundError(f"sandbox: {path} does not exist")
+    _require(tree, venv, *interpreter_prefixes, *extra_ro, *extra_rw, *layers, *cgroups)
     if overlays and network:
         raise ValueError("sandbox: install steps write the build itself, never an overlay")
     engine_pid = os.getpid() if engine_pid is None else engine_pid
