@@ -7,19 +7,22 @@ The packages follow the protocol in the order data flows; each imports only from
                               writes, file locations (paths), identifier rules (names)
     records/               typed records that cross stages or are stored: Snapshot, History,
                               Summary, Trace, Grade, Validation, Plan, CellResult, Outcome
-    store                  the SQLite store
+    store/                 the SQLite store: every table, the one schema version and its
+                              migrations, the key-to-path rule and the atomic artifact write
     instances/             1. SWE-bench records, loaders, suites, selection
     environments/          2. Environment and Backend protocols; local and docker backends;
                               snapshots, recipes derived from swebench's specs (specs, derive),
                               repositories, interpreters
     models/                3. Model protocol, providers over httpx, retries, call cache, fake server
-    agent/                 4. the continuation agent: its step loop and tools
+    agent/                 4. the continuation agent: its step loop, tools and dialects/ (one
+                              class per action format, registered by name)
     judge/                 5. running and grading an instance's tests; validation (step 2);
                               the recipes' coverage check
     histories/             6. Phase A histories: boundaries, trajectories, collect, import, and
                               which one each instance of a run continues from (planned)
-    compaction/            7. prompt sources, summarizers, carriers, mechanical baselines,
-                              fusion of a summary with judged evidence
+    compaction/            7. prompt sources, agents/ (one class per production compaction
+                              agent, registered by name), summarizers, both carriers,
+                              mechanical baselines, fusion of a summary with judged evidence
     pipeline/              8. one cell: summary (kept or made) -> continuation -> grade ->
                               diagnostics (step 10) -> CellResult; each model call kept by key
     sweep/                 9. plans of cells, driving them on workers (threads) or Ray (and what
