@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.core.errors import InputError
-from replay.models.openai import parse_reply, sendable
+from replay.models.openai import parse_reply, request_settings, sendable
 from replay.models.transport import ModelRefused, raise_for_status
 from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec, Tool
 
@@ -139,13 +139,8 @@ def request_body(request: ChatRequest) -> dict[str, Any]:
 
     Messages calling tools go with content "" (never null: some templates and servers fail
     on null)."""
-    body: dict[str, Any] = {**request.extra_body, "messages": sendable(request.messages)}
-    if request.tools:
-        body["tools"] = request.tools
-    for name in ("temperature", "max_tokens", "seed", "tool_choice"):
-        value = getattr(request, name)
-        if value is not None:
-            body[name] = value
+    body: dict[str, Any] = {**request.extra_body, "messages": sendable(request.messages),
+                            **request_settings(request)}
     if request.tools and request.tool_choice == "required":
         body["json_schema"] = call_schema(request.tools)
         del body["tool_choice"]

@@ -37,15 +37,18 @@ class OpenAIProvider:
 
 def request_body(spec: ModelSpec, request: ChatRequest) -> dict[str, Any]:
     """The JSON body of a chat-completions request."""
-    body: dict[str, Any] = {**request.extra_body, "model": spec.model,
-                            "messages": sendable(request.messages)}
-    if request.tools:
-        body["tools"] = request.tools
+    return {**request.extra_body, "model": spec.model, "messages": sendable(request.messages),
+            **request_settings(request)}
+
+
+def request_settings(request: ChatRequest) -> dict[str, Any]:
+    """The tools and sampling settings of a chat-completions body (those that are set)."""
+    settings: dict[str, Any] = {"tools": request.tools} if request.tools else {}
     for name in ("temperature", "max_tokens", "seed", "tool_choice"):
         value = getattr(request, name)
         if value is not None:
-            body[name] = value
-    return body
+            settings[name] = value
+    return settings
 
 
 def sendable(messages: list[Message]) -> list[Message]:
