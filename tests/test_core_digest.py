@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from replay.agent.loop import AgentConfig
 from replay.compaction.sources import PromptText
+from replay.compaction.summarize import parse_summarizer
 from replay.core.digest import canonical_json, chained, digest, sha256_hex
+from replay.environments.builds import build_key
 from replay.environments.docker_images import _key as image_key
-from replay.environments.local import _build_key as build_key
 from replay.environments.recipes import Recipe
 from replay.histories.collect import collection_key
 from replay.histories.importers.rebuild import import_key
@@ -57,8 +58,9 @@ RECIPE = Recipe(repo="owner/name", version="1.0", python="3.11", packages=["pyte
 
 
 def _summary(summarizer: str, backbone: ModelSpec | None, judge: ModelSpec | None = None) -> str:
-    return summary_key(Summarizer(summarizer, backbone, PROMPT if backbone else None, judge, 1.0),
-                       HISTORY, 1)
+    chosen = Summarizer(parse_summarizer(summarizer), backbone, PROMPT if backbone else None,
+                        judge, 1.0)
+    return summary_key(chosen, HISTORY, 1)
 
 
 def test_the_one_digest_is_sha256_of_canonical_json() -> None:

@@ -3,11 +3,13 @@ in test_backend_contract.py)."""
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 
 import pytest
 
+from replay.environments.builds import BUILD_FORMAT, READY
 from replay.environments.local import LocalBackend, LocalEnvironment
 from replay.environments.recipes import load_recipe
 from replay.instances.records import Instance
@@ -34,3 +36,28 @@ def test_only_install_steps_reach_the_network(env: LocalEnvironment) -> None:
     thread.join(timeout=5)
     listener.close()
     assert len(accepted) == 1
+
+
+def test_a_build_of_an_older_layout_is_built_again(tiny: Instance, tmp_path) -> None:
+    """A build whose ready record has no layout number (written by an older replay, whose
+    trees no longer match their fingerprints) is built again, not restored from."""
+    recipe = load_recipe(tiny)
+    first = LocalBackend(root=tmp_path)
+    env = first.start(tiny, recipe)
+    build = env.build
+    first.close()
+    ready = build / READY
+    record = json.loads(ready.read_text())
+    assert record["format"] == BUILD_FORMAT
+    del record["format"]
+    ready.write_text(json.dumps(record))
+    (build / "tree" / "left-by-an-old-build").write_text("stale")
+    again = LocalBackend(root=tmp_path)
+    try:
+        env = again.start(tiny, recipe)
+        rebuilt = json.loads(ready.read_text())
+        assert rebuilt["format"] == BUILD_FORMAT and rebuilt["built_at"] > record["built_at"]
+        assert not (build / "tree" / "left-by-an-old-build").exists()
+        assert env.exec("test ! -e /testbed/left-by-an-old-build").ok
+    finally:
+        again.close()

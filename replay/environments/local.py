@@ -25,7 +25,6 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from replay.core.digest import sha256_hex
 from replay.core.errors import EnvironmentFault, InputError
 from replay.core.files import write_atomic
 from replay.core.paths import BASE_PATH, TESTBED, VENV, home, network_variables, within
@@ -38,6 +37,13 @@ from replay.environments.base import (
     cap_output,
     check_written,
     inside,
+)
+from replay.environments.builds import (
+    BUILD_FORMAT,
+    READY,
+    build_key,
+    current,
+    missing_system_packages,
 )
 from replay.environments.cgroups import ControlGroup, Limits, make_group
 from replay.environments.interpreters import find_python, uv_binary
@@ -53,7 +59,6 @@ from replay.records.snapshot import Snapshot
 log = logging.getLogger(__name__)
 
 SETUP_FAILED = 222
-READY = "ready.json"
 
 
 def check_isolation() -> None:
@@ -62,20 +67,6 @@ def check_isolation() -> None:
         raise InputError("the local backend needs root to contain commands (namespaces); run "
                          "as root or use --backend docker")
     check_sandbox()
-
-
-def missing_system_packages(packages: list[str]) -> list[str]:
-    """The Debian packages of `packages` not installed here (all of them without dpkg)."""
-    missing = []
-    for package in packages:
-        try:
-            done = subprocess.run(["dpkg-query", "-W", "-f=${Status}", package],
-                                  capture_output=True, text=True, timeout=30)
-        except OSError:
-            return list(packages)
-        if "install ok installed" not in done.stdout:
-            missing.append(package)
-    return missing
 
 
 class LocalEnvironment:
@@ -99,7 +90,7 @@ class LocalEnvironment:
         # lessee of the slot unmounts it); only by the process that made it (a forked child
         # shares the host's mounts, not the lease)
         self._pid = os.getpid()
-        weakref.finalize(self, _close_layer, self.layer, self._pid)
+        self._finalizer = weakref.finalize(self, _close_layer, self.layer, self._pid)
         self.group: ControlGroup | None = None
         self.building = False  # install steps write the build itself
 
@@ -213,7 +204,11 @@ class LocalEnvironment:
 
     def close(self) -> None:
         """Discard the cell layer, remove the control group and give the slot's lease back;
-        the build stays on disk for the next lessee."""
+        the build stays on disk for the next lessee. Once closed, the environment never
+        touches the slot again (not when it is collected: the slot's next holder may have
+        mounted its own layer there)."""
+        if not self._finalizer.detach():
+            return  # closed before
         if os.getpid() == self._pid:
             self.layer.close()
             if self.group is not None:
@@ -239,12 +234,6 @@ def _control_group(limits: Limits) -> ControlGroup | None:
     except EnvironmentFault as fault:
         _warn_unlimited(str(fault))
         return None
-
-
-def _build_key(instance: Instance, recipe: Recipe) -> str:
-    """What a build depends on: the recipe and the base commit (a suite may move an instance's
-    base commit; the tree built for the old one must not be reused)."""
-    return sha256_hex(f"{recipe.digest()}:{instance.base_commit}")[:12]
 
 
 def _slot_root(built: Path, slot: int) -> Path:
@@ -280,7 +269,7 @@ class LocalBackend:
         if recipe.refusal:
             raise InputError(f"instance {instance.instance_id}: the local backend cannot build "
                              f"its environment: {recipe.refusal}")
-        built = within(self.root, f"{instance.instance_id}-{_build_key(instance, recipe)}")
+        built = within(self.root, f"{instance.instance_id}-{build_key(instance, recipe)}")
         key = (built.name, slot)
         held = self._held.pop(key, None)
         if held is not None and held.lease is not None and held.lease.held and not rebuild:
@@ -310,7 +299,7 @@ class LocalBackend:
         root = _slot_root(built, lease.slot)
         with open(built.with_name(built.name + ".lock"), "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            if rebuild or not (built / READY).is_file():
+            if rebuild or not current(built):
                 self._build_leased(built, lease, instance, recipe)
         record = json.loads((built / READY).read_text())
         if lease.left_by:
@@ -363,7 +352,8 @@ class LocalBackend:
         environment = self._environment(root, root, instance, recipe, record)
         seconds = self._install(environment, recipe, python)
         write_atomic(root / READY, json.dumps({
-            **record, "install_seconds": round(seconds, 2), "built_at": time.time()}))
+            **record, "install_seconds": round(seconds, 2), "built_at": time.time(),
+            "format": BUILD_FORMAT}))
 
     def _environment(self, root: Path, build: Path, instance: Instance, recipe: Recipe,
                      record: dict[str, Any], lease: Lease | None = None) -> LocalEnvironment:

@@ -26,8 +26,9 @@ from pathlib import Path
 from replay.core.errors import InputError
 from replay.core.paths import home
 from replay.core.vocab import ValidationStatus
+from replay.environments.builds import missing_system_packages
 from replay.environments.interpreters import find_python
-from replay.environments.local import LocalBackend, missing_system_packages
+from replay.environments.local import LocalBackend
 from replay.environments.recipes import Recipe, load_recipe
 from replay.environments.repos import find_mirror
 from replay.instances.records import Instance
