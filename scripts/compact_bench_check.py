@@ -60,7 +60,7 @@ def labels(cells: dict[api.CellId, api.CellResult]) -> dict[str, int]:
         if first is None or first.passed is None or result.passed is None:
             counted["error"] += 1
         else:
-            counted[label(first.passed, result.passed)] += 1
+            counted[str(label(first.passed, result.passed))] += 1
     return dict(counted)
 
 

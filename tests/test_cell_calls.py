@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from replay.compaction.summarize import parse_summarizer
 from replay.environments.local import LocalBackend
 from replay.environments.recipes import load_recipe
 from replay.environments.snapshots import at_base
@@ -81,7 +82,9 @@ def test_every_call_of_a_mini_swe_agent_cell_is_kept_with_it(tiny: Instance,
         settings = Settings(server.spec("agent").model_copy(update={"max_tokens": 512}),
                             steps=4)
         results = [run_cell(CellTask(CellId(tiny.instance_id, arm, summarizer, 0), tiny,
-                                     history, Summarizer(summarizer) if summarizer else None),
+                                     history,
+                                     Summarizer(parse_summarizer(summarizer)) if summarizer
+                                     else None),
                             settings, store, lambda _: (env, recipe),
                             lambda spec: make_client(spec, cache))
                    for arm, summarizer in (("pre", ""), ("post", "anchor_index"))]

@@ -111,8 +111,12 @@ def test_every_history_is_real_and_carries_provenance(suite) -> None:
 
 
 def _suite_mirrors(suite) -> Path | None:
+    return _mirrors({row.repo for row in suite.instances})
+
+
+def _mirrors(repos: set[str]) -> Path | None:
+    """The folder of bare mirrors (REPLAY_REPO_MIRRORS) when it holds each of `repos`."""
     mirrors = repo_mirrors_from_env()
-    repos = {row.repo for row in suite.instances}
     if mirrors is None or any(find_mirror(mirrors, repo) is None for repo in repos):
         return None
     return mirrors
@@ -132,24 +136,57 @@ def test_the_suite_validates_offline(suite, tmp_path) -> None:
         len(suite.instances)
 
 
+def _check(backend: str, store: Path) -> subprocess.CompletedProcess[str]:
+    """scripts/compact_bench_check.py on psf__requests-5414, which needs the requests mirror."""
+    mirrors = _mirrors({"psf/requests"})
+    if mirrors is None:
+        pytest.skip("needs a bare mirror of psf/requests: set REPLAY_REPO_MIRRORS to the "
+                    "folder that holds it")
+    return subprocess.run(
+        [sys.executable, str(SCRIPTS / "compact_bench_check.py"), "--backend", backend,
+         "--dataset", str(VERIFIED_JSONL), "--repo-mirror", str(mirrors),
+         "--store", str(store), "--instance", "psf__requests-5414"],
+        capture_output=True, text=True, check=False, env={**os.environ, "COLUMNS": "400"})
+
+
 @pytest.mark.parametrize("backend", ["local", "docker"])
-def test_a_suite_instance_runs_every_cell(suite, backend, tmp_path) -> None:
+def test_a_suite_instance_runs_every_cell(backend, tmp_path) -> None:
     """The real command on a real instance of the suite, with scripted models on loopback: PRE
     applies the gold patch and passes, POST submits unchanged and fails (scripts/
     compact_bench_check.py), so the instance is labelled damaged on either backend."""
     from conftest import docker_problem
 
-    mirrors = _suite_mirrors(suite)
-    if mirrors is None:
-        pytest.skip("needs bare mirrors of every compact-bench repository: set "
-                    "REPLAY_REPO_MIRRORS to their folder")
     if backend == "docker" and docker_problem():
         pytest.skip(docker_problem())
-    done = subprocess.run(
-        [sys.executable, str(SCRIPTS / "compact_bench_check.py"), "--backend", backend,
-         "--dataset", str(VERIFIED_JSONL), "--repo-mirror", str(mirrors),
-         "--store", str(tmp_path / "replay.db"), "--instance", "psf__requests-5414"],
-        capture_output=True, text=True, check=False, env={**os.environ, "COLUMNS": "400"})
+    done = _check(backend, tmp_path / "replay.db")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "2 cells; labels {'damaged': 1}" in done.stdout
     assert "gruckion/mini-swe-agent@d12a71af" in done.stdout
+
+
+def test_every_call_of_a_compact_bench_cell_is_listed(tmp_path) -> None:
+    """Every model call of a real compact-bench cell (a mini-swe-agent history: its agent
+    sends no tools) is kept with the cell by its key and listed by `replay report --cells` and
+    the web view: PRE's step, POST's summary and step (issue 22: the view missed them all)."""
+    from replay.report.tables import build
+    from replay.report.web.data import cell_view, read_store
+
+    store = tmp_path / "replay.db"
+    done = _check("local", store)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    cells = subprocess.run([str(Path(sys.executable).parent / "replay"), "report",
+                            "check-local", "--cells", "--store", str(store)],
+                           capture_output=True, text=True, check=False,
+                           env={**os.environ, "COLUMNS": "400"})
+    assert cells.returncode == 0, cells.stdout + cells.stderr
+    with read_store(store, "check-local") as (kept, run):
+        report = build(kept, run)
+        view = cell_view(kept, report, "psf__requests-5414", report.plan.summarizers[0], 0)
+    listed = [call for calls in report.calls.values() for call in calls]
+    assert [(call.arm, call.what) for call in view.calls] == [
+        ("pre", "step 1"), ("post", "summary"), ("post", "step 1")]
+    assert len(listed) == 3 and all(call.found for call in listed)
+    assert [call.model for call in view.calls] == ["agent", "summarizer", "agent"]
+    table = cells.stdout[cells.stdout.index("model calls per cell"):]
+    assert table.count("step 1") == 2 and table.count("summary") >= 1
+    assert "not in the store" not in table

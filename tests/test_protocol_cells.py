@@ -11,6 +11,7 @@ import pytest
 
 from replay.agent.loop import AgentConfig
 from replay.compaction.carriers import post_messages
+from replay.compaction.summarize import parse_summarizer
 from replay.core.errors import InputError
 from replay.core.paths import TESTBED
 from replay.environments import snapshots
@@ -42,7 +43,9 @@ def _cells(tiny: Instance, tmp_path: Path) -> tuple[list[CellResult], list[dict]
             CallCache(store_path) as cache:
         settings = Settings(server.spec("agent"), steps=4)
         results = [run_cell(CellTask(CellId(tiny.instance_id, arm, summarizer, 0), tiny,
-                                     history, Summarizer(summarizer) if summarizer else None),
+                                     history,
+                                     Summarizer(parse_summarizer(summarizer)) if summarizer
+                                     else None),
                             settings, store, lambda _: (env, recipe),
                             lambda spec: make_client(spec, cache))
                    for arm, summarizer in (("pre", ""), ("post", "anchor_index"))]

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from replay.compaction.sources import PromptText
+from replay.compaction.summarize import parse_summarizer
 from replay.core.errors import EnvironmentFault, Fault
 from replay.core.vocab import CellStatus, FaultKind
 from replay.environments.base import Environment
@@ -99,7 +100,7 @@ def test_a_cell_that_bad_input_stops_keeps_its_fault_with_the_stage(
     spec = ModelSpec(alias="summ", provider="openai", model="summ-1", base_url=closed_port_url())
     task = CellTask(CellId(tiny.instance_id, "post", "summ:codex", 0), tiny,
                     mini_history(tiny.instance_id, tiny.problem_statement, snapshot),
-                    Summarizer("summ:codex", backbone=spec, prompt=empty))
+                    Summarizer(parse_summarizer("summ:codex"), backbone=spec, prompt=empty))
 
     def no_environment(instance: Instance) -> tuple[Environment, Recipe]:
         raise AssertionError("the environment is not started for a summary that failed")

@@ -9,7 +9,7 @@ from pathlib import Path
 from replay.api.listen import SILENT, Listener
 from replay.api.prepare import prompt
 from replay.compaction.carriers import CARRIERS
-from replay.compaction.summarize import parse_summarizer
+from replay.compaction.summarize import SummarizerName, parse_summarizer
 from replay.core.errors import Halt, InputError
 from replay.core.vocab import Arm, CellStatus, FaultKind
 from replay.environments.backends import close_backend, make_backend
@@ -78,27 +78,31 @@ def _task(instance: Instance, options: CellOptions, store: Store, listener: List
         raise InputError(f"unknown arm {options.arm!r}: use pre or post")
     if options.carrier not in CARRIERS:
         raise InputError(f"unknown carrier {options.carrier!r}: use {' or '.join(CARRIERS)}")
-    backbone = text = judge = None
-    summarizer = ""
+    chosen = None
     if options.arm == Arm.POST:
         if not options.summarizer:
             raise InputError("--arm post needs --summarizer MODEL:PROMPT (or anchor_index, "
                              "observation-masking, tail:N)")
-        summarizer = options.summarizer
-        name = parse_summarizer(summarizer)
-        if not name.mechanical:
-            backbone = resolve(name.backbone or "")
-            api_key(backbone)
-        if name.source_prompt:
-            text = prompt(name.source_prompt, listener=listener)
-        if name.fused:
-            judge = resolve(name.fused.judge)
-            api_key(judge)
+        chosen = _summarizer(parse_summarizer(options.summarizer), options.temperature, listener)
     history = find_history(instance, store=store, history_id=options.history_id,
                            rule=options.history_rule)
-    cell = CellId(instance.instance_id, options.arm, summarizer, options.seed_index)
-    chosen = Summarizer(summarizer, backbone, text, judge, options.temperature)
-    return CellTask(cell, instance, history, chosen if options.arm == Arm.POST else None)
+    cell = CellId(instance.instance_id, options.arm, chosen.name.name if chosen else "",
+                  options.seed_index)
+    return CellTask(cell, instance, history, chosen)
+
+
+def _summarizer(name: SummarizerName, temperature: float, listener: Listener) -> Summarizer:
+    """The summarizer `name` with its models resolved (their keys checked) and its prompt read."""
+    backbone = judge = text = None
+    if not name.mechanical:
+        backbone = resolve(name.backbone or "")
+        api_key(backbone)
+    if name.source_prompt:
+        text = prompt(name.source_prompt, listener=listener)
+    if name.fused:
+        judge = resolve(name.fused.judge)
+        api_key(judge)
+    return Summarizer(name, backbone, text, judge, temperature)
 
 
 def run_cell(instance: Instance, options: CellOptions, store: Path, *,

@@ -16,7 +16,7 @@ from replay.api.prepare import prompt
 from replay.api.results import existing_store
 from replay.compaction.carriers import CARRIERS
 from replay.compaction.sources import PromptText
-from replay.compaction.summarize import parse_summarizer
+from replay.compaction.summarize import parse_summarizer, parse_summarizers
 from replay.core.errors import InputError
 from replay.core.vocab import CellStatus
 from replay.histories.boundaries import parse_rule
@@ -134,14 +134,11 @@ def summarizers(models: Sequence[str], prompt: str, baselines: Sequence[str] = (
     """`MODEL:PROMPT` for each backbone model, then the mechanical `baselines` (anchor_index,
     observation-masking, tail:N), each once; bad input for a name that does not parse."""
     names = [f"{model}:{prompt}" for model in models]
-    for baseline in baselines:
-        if not parse_summarizer(baseline).mechanical:
-            raise InputError(f"--baseline {baseline!r}: use anchor_index, observation-masking "
+    for name, parsed in parse_summarizers([*baselines, *names]).items():
+        if name in baselines and not parsed.mechanical:
+            raise InputError(f"--baseline {name!r}: use anchor_index, observation-masking "
                              "or tail:N")
-        names.append(baseline)
-    for name in names:
-        parse_summarizer(name)
-    return list(dict.fromkeys(names))
+    return list(dict.fromkeys([*names, *baselines]))
 
 
 def plan(kind: str, summarizers: Sequence[str], agent_model: str, *, suite: str = "demo",

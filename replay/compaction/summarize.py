@@ -152,15 +152,16 @@ def _fused_summary(history: list[Message], name: str, fused: Fused, prompt: Prom
         raise InputError(f"summarizer {name} needs its evidence judge model")
     base = summarize(history, fused.base, prompt, model, seed_index, temperature=temperature)
     fusion = fuse(history, base.text, fused.top, judge)
-    summary = Summary(name, fusion.text, requests=list(base.requests),
-                      input_tokens=base.input_tokens, output_tokens=base.output_tokens,
-                      cost=base.cost, details={**base.details, **fusion.details})
+    requests, input_tokens, output_tokens, cost = (list(base.requests), base.input_tokens,
+                                                   base.output_tokens, base.cost)
     if fusion.judge_request is not None and fusion.judge_response is not None:
-        summary.requests.append(fusion.judge_request)
-        summary.input_tokens += fusion.judge_response.usage.input_tokens
-        summary.output_tokens += fusion.judge_response.usage.output_tokens
-        summary.cost += fusion.judge_response.cost
-    return summary
+        requests.append(fusion.judge_request)
+        input_tokens += fusion.judge_response.usage.input_tokens
+        output_tokens += fusion.judge_response.usage.output_tokens
+        cost += fusion.judge_response.cost
+    return Summary(name, fusion.text, requests=requests, input_tokens=input_tokens,
+                   output_tokens=output_tokens, cost=cost,
+                   details={**base.details, **fusion.details})
 
 
 def _model_summary(history: list[Message], name: str, agent: CompactionAgent,

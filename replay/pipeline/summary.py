@@ -10,12 +10,12 @@ no text), so that it is not asked again either.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from replay.compaction.fusion import FUSION_VERSION
 from replay.compaction.sources import PromptText
-from replay.compaction.summarize import parse_summarizer, summarize
+from replay.compaction.summarize import SummarizerName, summarize
 from replay.core.digest import digest
 from replay.models.transport import ModelRefused
 from replay.models.types import Model, ModelSpec
@@ -27,11 +27,12 @@ from replay.store import Store, summaries
 
 @dataclass(frozen=True)
 class Summarizer:
-    """A summarizer as a POST cell runs it: its name (`MODEL:PROMPT`, a mechanical baseline or
-    a fused name), the backbone's model, the prompt's text, the evidence judge of a fused name
-    and the temperature the run samples at."""
+    """A summarizer as a POST cell runs it: its parsed name (`MODEL:PROMPT`, a mechanical
+    baseline or a fused name, parsed once where the run's names are read), the backbone's model,
+    the prompt's text, the evidence judge of a fused name and the temperature the run samples
+    at."""
 
-    name: str
+    name: SummarizerName
     backbone: ModelSpec | None = None
     prompt: PromptText | None = None
     judge: ModelSpec | None = None
@@ -41,7 +42,7 @@ class Summarizer:
         """What of the summarizer determines its summaries (part of `summary_key`)."""
         backbone = _model_identity(self.backbone)
         judge = _model_identity(self.judge)
-        name = parse_summarizer(self.name)
+        name = self.name
         content: dict[str, Any] = {
             "summarizer": name.prompt if backbone else name.name, "backbone": backbone,
             "prompt": None if self.prompt is None else self.prompt.parts}
@@ -93,7 +94,7 @@ def summary_of(summarizer: Summarizer, history: History, seed_index: int, store:
         return kept
     written = _write(summarizer, history, seed_index, model, key)
     if written.summary is None:
-        summaries.keep_refusal(store, key, history.instance_id, seed_index, summarizer.name,
+        summaries.keep_refusal(store, key, history.instance_id, seed_index, summarizer.name.name,
                                written.refused or "")
     else:
         summaries.keep_summary(store, key, history.instance_id, seed_index, written.summary)
@@ -108,13 +109,12 @@ def _write(summarizer: Summarizer, history: History, seed_index: int,
     backbone = None if summarizer.backbone is None else calls(summarizer.backbone)
     judge = None if summarizer.judge is None else calls(summarizer.judge)
     try:
-        summary = summarize(history.messages, parse_summarizer(summarizer.name),
+        summary = summarize(history.messages, summarizer.name,
                             summarizer.prompt, backbone, seed_index, judge,
                             summarizer.temperature)
     except ModelRefused as exc:
         return Summarized(key, refused=str(exc))
-    summary.calls = tuple(keys)
-    return Summarized(key, summary)
+    return Summarized(key, replace(summary, calls=tuple(keys)))
 
 
 def kept_summarized(store: Store, key: str) -> Summarized | None:

@@ -8,16 +8,16 @@ from typing import Any
 SCHEMA = 1
 
 
-@dataclass
+@dataclass(frozen=True)
 class Summary:
     """What a summarizer produced, and what it cost.
 
     `messages` is set only by observation-masking, whose output is a message list to continue
     from rather than a text. `requests` are the chat requests it sent
     (`replay.models.types.ChatRequest`), `calls` the cache keys of the model calls that made it
-    (empty until the caller records them). `details` holds `truncated` when a reply was cut off
-    by its output cap, and what a fused summary reports (units, lengths, budgets; see
-    `replay.compaction.fusion`).
+    (empty until the caller records them, in a copy). `details` holds `truncated` when a reply
+    was cut off by its output cap, and what a fused summary reports (units, lengths, budgets;
+    see `replay.compaction.fusion`).
     """
 
     summarizer: str

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replay.compaction.sources import PromptText
-from replay.compaction.summarize import parse_summarizer
+from replay.compaction.summarize import SummarizerName, parse_summarizer
 from replay.core.vocab import Arm
 from replay.histories.planned import with_histories
 from replay.histories.records import bundled_snapshot
@@ -86,6 +86,7 @@ def prepare(plan: Plan, agent: ModelSpec, load_prompt: Callable[[str], PromptTex
             store: Store | None = None, known: Sequence[Instance] = ()) -> Prepared:
     """Load what the plan's cells need; bad input (unknown model, prompt, instance) raises.
 
+    The plan's summarizer names are parsed here, once: its tasks carry them parsed.
     `known` are instances the caller has chosen already: they are not loaded again when they
     are all the plan's. Histories are the ones the plan records (bundled, or the store's from
     `replay collect` and `replay import`); `Prepared.plan` records one for each instance
@@ -95,14 +96,17 @@ def prepare(plan: Plan, agent: ModelSpec, load_prompt: Callable[[str], PromptTex
     chosen = ([by_id[ident] for ident in dict.fromkeys(plan.instances)]
               if plan.instances and all(ident in by_id for ident in plan.instances)
               else choose_instances(plan.suite, plan.dataset, plan.instances, None, None))
-    summarizers = {}
-    for text in plan.summarizers:
-        name = parse_summarizer(text)
-        summarizers[text] = Summarizer(
-            text, None if name.mechanical else resolve(name.backbone or ""),
-            load_prompt(name.source_prompt) if name.source_prompt else None,
-            resolve(name.fused.judge) if name.fused else None, plan.temperature)
+    summarizers = {text: _summarizer(parse_summarizer(text), plan.temperature, load_prompt)
+                   for text in plan.summarizers}
     plan, histories = with_histories(plan, chosen, store)
     return Prepared(plan, Settings(agent, plan.carrier, plan.steps, plan.temperature),
                     {instance.instance_id: instance for instance in chosen}, histories,
                     summarizers)
+
+
+def _summarizer(name: SummarizerName, temperature: float,
+                load_prompt: Callable[[str], PromptText]) -> Summarizer:
+    """The summarizer `name` with its backbone and evidence judge resolved and its prompt read."""
+    return Summarizer(name, None if name.mechanical else resolve(name.backbone or ""),
+                      load_prompt(name.source_prompt) if name.source_prompt else None,
+                      resolve(name.fused.judge) if name.fused else None, temperature)

@@ -25,7 +25,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from replay.compaction.summarize import parse_summarizer
 from replay.compaction.tails import tokens
 from replay.core.errors import Halt
 from replay.core.vocab import Arm, CellStatus
@@ -266,7 +265,7 @@ def _summary_estimate(task: CellTask, store: Store, history_tokens: int, found: 
     """Count the summary's calls into `found`; return the POST continuation's start size."""
     problem = len(task.instance.problem_statement) // 4 + RESUME_TOKENS
     summarizer = task.summarizer
-    agent = None if summarizer is None else parse_summarizer(summarizer.name).agent
+    agent = None if summarizer is None else summarizer.name.agent
     if summarizer is None or agent is None or summarizer.backbone is None:
         return problem + SUMMARY_TOKENS
     key = summary_key(summarizer, task.history, task.cell.seed_index)
