@@ -95,7 +95,12 @@ def test_refused_requests_are_results_kept_and_never_sent_again(tmp_path: Path) 
         report = build(store, "r")
     codes = {pair: outcome for pair, outcome in report.outcomes.items()}
     assert codes[(TALLY, "summ-tiny:claude-code")].confirmation == "stable"
-    assert "D!*" in reported.stdout and "* a request refused" in reported.stdout
+    # neither POST ran (the summary was refused, or did not fit the agent): `#`, not `*`
+    assert codes[(TALLY, "summ-tiny:claude-code")].not_run.startswith(
+        "POST summarizer request refused: model 'summ-tiny'")
+    assert codes[(TALLY, "summ-long:claude-code")].refused is None
+    assert "D!#" in reported.stdout and "D!*" not in reported.stdout
+    assert "# a cell that could not run: its first request was refused" in reported.stdout
     assert {rate.summarizer: rate.refused for rate in report.rates} == {
         "summ-a:claude-code": 0, "summ-long:claude-code": 2, "summ-tiny:claude-code": 2}
     rows = list(csv.DictReader((tmp_path / "reports" / "r" / "cells.csv").open()))
