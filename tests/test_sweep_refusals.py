@@ -15,22 +15,20 @@ from replay.store import Store
 from replay.sweep.plan import load_cells
 
 from conftest import run_replay
-from sweep_scripts import DEMO, STOCKROOM, TALLY, agent_scripts, fixture_prompts, summary
+from sweep_scripts import (
+    DEMO,
+    STOCKROOM,
+    TALLY,
+    agent_scripts,
+    fixture_prompts,
+    models_env,
+    summary,
+)
 
 GOOD, LOST = summary("summ-d", True), summary("summ-d", False)
 LONG_SUMMARY = {"content": "<summary>PLAN-OK: " + "every detail kept. " * 3000 + "</summary>"}
 AGENT_WINDOW = 10_000  # tokens: the demo histories fit (at most about 7,100), a 60 kB summary not
 SMALL_WINDOW = 1_000  # tokens: no demo history fits
-
-
-def models_env(home: Path, tables: dict[str, tuple[str, str]]) -> dict[str, str]:
-    """A user models file: alias -> (base URL, extra TOML lines); the environment using it."""
-    path = home / ".config" / "replay" / "models.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(f'["{alias}"]\nprovider = "openai"\nmodel = "{alias}"\n'
-                              f'base_url = "{url}"\n{extra}\n'
-                              for alias, (url, extra) in tables.items()))
-    return {"HOME": str(home)}
 
 
 def sweep(tmp_path: Path, env: dict[str, str], *args: str):
