@@ -204,7 +204,7 @@ def verdict(result: CellResult) -> str:
 def diagnostics(report: Report) -> list[dict[str, Any]]:
     """One row per cell: what the continuation did and what its summary kept (the keys of
     `columns(report)`, and `error`)."""
-    rows = []
+    rows, shown = [], (*columns(report), "error")
     for cell in sorted(report.cells):
         result = report.cells[cell]
         found = result.diagnostics
@@ -217,15 +217,14 @@ def diagnostics(report: Report) -> list[dict[str, Any]]:
             "files_edited": len(found.get("files_edited") or []),
             "summary_files": "/".join(map(str, summary["target_files"])) if summary else "",
             "summary_identifiers": "/".join(map(str, summary["gold_tokens"])) if summary else "",
+            "truncated": "yes" if summary.get("truncated") else "",
             "retention": _share_text(report.retention, cell),
             "refused": result.refused or "",
             "timed_out": "" if result.timed_out is None else f"{result.timed_out:g} s",
             **cell_cost(result),
             "error": result.fault.text() if result.fault else "",
         }
-        if report.truncated:
-            row["truncated"] = "yes" if summary.get("truncated") else ""
-        rows.append(row)
+        rows.append({column: row[column] for column in shown})
     return rows
 
 
