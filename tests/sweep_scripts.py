@@ -141,3 +141,13 @@ def models_file(home: Path, base_url: str) -> dict[str, str]:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(tables))
     return {"HOME": str(home), "REPLAY_TEST_UNSET_KEY": ""}
+
+
+def models_env(home: Path, tables: dict[str, tuple[str, str]]) -> dict[str, str]:
+    """A user models file: alias -> (base URL, extra TOML lines); the environment using it."""
+    path = home / ".config" / "replay" / "models.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(f'["{alias}"]\nprovider = "openai"\nmodel = "{alias}"\n'
+                              f'base_url = "{url}"\n{extra}\n'
+                              for alias, (url, extra) in tables.items()))
+    return {"HOME": str(home)}

@@ -18,7 +18,8 @@ from replay.records.cell import CellId, CellResult
 from replay.records.plan import Plan
 from replay.report.exports import heatmap_figure, write
 from replay.report.markdown import to_markdown
-from replay.report.tables import build, render
+from replay.report.marks import code
+from replay.report.tables import build, diagnostics, render
 from replay.store import Store
 from replay.sweep.labels import confirmation, label
 from replay.sweep.plan import bind_run, load_cells, pending, record_cell, save_run
@@ -224,3 +225,46 @@ def test_a_run_stored_before_temperature_and_refusals_loads_as_it_ran(tmp_path: 
     assert report.plan.temperature == 0.0  # what runs made before it was a setting sampled at
     assert report.cells[CellId("one", "pre", "", 0)].refused is None
     assert report.outcomes[("one", "m:codex")].label == "unevaluated"
+
+
+def refused(instance: str, arm: str, summarizer: str, steps: int, passed: bool = False,
+            seed: int = 0) -> CellResult:
+    """A cell whose agent request was refused for its length after `steps` steps."""
+    cell = done(instance, arm, summarizer, passed, seed)
+    return replace(cell, refused="agent request refused: context length exceeded",
+                   diagnostics={**cell.diagnostics, "steps": steps, "exit_reason": "refused"})
+
+
+def test_a_pair_whose_history_never_fit_is_unevaluated_not_unsolved(tmp_path: Path) -> None:
+    """Issue 25: a pair whose agent request never fit the context was labelled `unsolved`, and
+    the damage table's `refused` column said 0 when every cell was refused."""
+    plan = PLAN.model_copy(update={"instances": ("one", "two"), "confirm": ()})
+    with Store.open(tmp_path / "replay.db") as store:
+        save_run(store, "r", plan)
+        for cell in (refused("one", "pre", "", 0), done("one", "post", "m:codex", True),
+                     done("one", "post", "m:kimi-code", False),
+                     refused("one", "post", "anchor_index", 0),
+                     done("two", "pre", "", True), refused("two", "post", "m:codex", 0),
+                     refused("two", "post", "m:kimi-code", 2), done("two", "post", "anchor_index",
+                                                                   True)):
+            record_cell(store, "r", cell)
+        report = build(store, "r")
+    found = {pair: (outcome.label, outcome.pre, outcome.post, code(outcome))
+             for pair, outcome in report.outcomes.items()}
+    assert found == {("one", "m:codex"): ("unevaluated", None, True, "-#"),  # not rescued
+                     ("one", "m:kimi-code"): ("unevaluated", None, False, "-#"),  # nor unsolved
+                     ("one", "anchor_index"): ("unevaluated", None, False, "-#"),
+                     ("two", "m:codex"): ("damaged", True, False, "D#"),  # its POST never ran
+                     ("two", "m:kimi-code"): ("damaged", True, False, "D*"),  # it ran 2 steps
+                     ("two", "anchor_index"): ("preserved", True, True, "P")}
+    assert report.outcomes[("one", "anchor_index")].not_run == (
+        "PRE agent request refused: context length exceeded; POST agent request refused: "
+        "context length exceeded")
+    assert report.outcomes[("two", "m:kimi-code")].not_run is None
+    assert {rate.summarizer: (rate.pre_pass, rate.damaged, rate.refused)
+            for rate in report.rates} == {"m:codex": (1, 1, 2), "m:kimi-code": (1, 1, 2),
+                                          "anchor_index": (1, 0, 1)}
+    results = {(row["instance"], row["arm"], row["summarizer"]): row["result"]
+               for row in diagnostics(report)}
+    assert results[("one", "pre", "")] == "refused" and results[("two", "pre", "")] == "pass"
+    assert results[("two", "post", "m:kimi-code")] == "fail"  # it ran, then was refused

@@ -15,22 +15,20 @@ from replay.store import Store
 from replay.sweep.plan import load_cells
 
 from conftest import run_replay
-from sweep_scripts import DEMO, STOCKROOM, TALLY, agent_scripts, fixture_prompts, summary
+from sweep_scripts import (
+    DEMO,
+    STOCKROOM,
+    TALLY,
+    agent_scripts,
+    fixture_prompts,
+    models_env,
+    summary,
+)
 
 GOOD, LOST = summary("summ-d", True), summary("summ-d", False)
 LONG_SUMMARY = {"content": "<summary>PLAN-OK: " + "every detail kept. " * 3000 + "</summary>"}
 AGENT_WINDOW = 10_000  # tokens: the demo histories fit (at most about 7,100), a 60 kB summary not
 SMALL_WINDOW = 1_000  # tokens: no demo history fits
-
-
-def models_env(home: Path, tables: dict[str, tuple[str, str]]) -> dict[str, str]:
-    """A user models file: alias -> (base URL, extra TOML lines); the environment using it."""
-    path = home / ".config" / "replay" / "models.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(f'["{alias}"]\nprovider = "openai"\nmodel = "{alias}"\n'
-                              f'base_url = "{url}"\n{extra}\n'
-                              for alias, (url, extra) in tables.items()))
-    return {"HOME": str(home)}
 
 
 def sweep(tmp_path: Path, env: dict[str, str], *args: str):
@@ -95,7 +93,12 @@ def test_refused_requests_are_results_kept_and_never_sent_again(tmp_path: Path) 
         report = build(store, "r")
     codes = {pair: outcome for pair, outcome in report.outcomes.items()}
     assert codes[(TALLY, "summ-tiny:claude-code")].confirmation == "stable"
-    assert "D!*" in reported.stdout and "* a request refused" in reported.stdout
+    # neither POST ran (the summary was refused, or did not fit the agent): `#`, not `*`
+    assert codes[(TALLY, "summ-tiny:claude-code")].not_run.startswith(
+        "POST summarizer request refused: model 'summ-tiny'")
+    assert codes[(TALLY, "summ-long:claude-code")].refused is None
+    assert "D!#" in reported.stdout and "D!*" not in reported.stdout
+    assert "# a cell that could not run: its first request was refused" in reported.stdout
     assert {rate.summarizer: rate.refused for rate in report.rates} == {
         "summ-a:claude-code": 0, "summ-long:claude-code": 2, "summ-tiny:claude-code": 2}
     rows = list(csv.DictReader((tmp_path / "reports" / "r" / "cells.csv").open()))

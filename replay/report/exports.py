@@ -13,6 +13,7 @@ from replay.core.paths import within
 from replay.measures.statistics import wilson
 from replay.report.costs import cost_sums
 from replay.report.markdown import to_markdown
+from replay.report.marks import code
 from replay.report.pairs import damage_rows, damage_verdict, pairs_of, retention_rows
 from replay.report.plots import plots
 from replay.report.spend import run_spend
@@ -20,7 +21,6 @@ from replay.report.tables import (
     RETENTION_NOTE,
     Report,
     _fraction,
-    code,
     diagnostics,
     headers,
     retention_interval,
@@ -39,16 +39,29 @@ def _interval(found: Any) -> dict[str, float] | None:
     return None if found is None else found.to_json()
 
 
+def unused(report: Report) -> set[str]:
+    """The fields an export of `report` leaves out: an outcome's `not_run` and a rate's and an
+    outcome's `truncated` appear only in a run with a cell that could not run, or a summary cut
+    off (so the exports of an ordinary run read as before those fields existed)."""
+    return {name for name, used in (("not_run", report.not_run),
+                                    ("truncated", report.truncated)) if not used}
+
+
+def _fields(record: Any, left_out: set[str]) -> dict[str, Any]:
+    return {name: value for name, value in asdict(record).items() if name not in left_out}
+
+
 def to_json(report: Report) -> dict[str, Any]:
     """The report as one JSON document: every rate with its 95% interval (`*_interval`, Wilson
     for proportions, bootstrap for retention means), the pairs, the cost sums."""
     pairs = pairs_of(report, report.names)
+    left_out = unused(report)
     return {
         "run": report.run, "plan": json.loads(report.plan.model_dump_json()),
         "names": report.names, "shared": report.shared,
-        "outcomes": [{**asdict(outcome), "code": code(outcome)}
+        "outcomes": [{**_fields(outcome, left_out), "code": code(outcome)}
                      for outcome in report.outcomes.values()],
-        "rates": [{**asdict(rate), "rate": rate.rate,
+        "rates": [{**_fields(rate, left_out), "rate": rate.rate,
                    "rate_interval": _interval(wilson(rate.damaged, rate.pre_pass)),
                    "stable_interval": None if rate.unconfirmed else _interval(
                        wilson(rate.stable, rate.pre_pass)),
@@ -152,11 +165,13 @@ def write(report: Report, folder: Path) -> list[Path]:
     """Write JSON, CSV (outcomes, cells and pairs), Markdown, the heatmap and the plots (PNG)
     into `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
-    outcome_rows = [{"instance": o.instance_id, "summarizer": o.summarizer, "label": o.label,
-                     "code": code(o), "pre": o.pre, "post": o.post,
-                     "confirmation": o.confirmation or "", "cause": o.cause or "",
-                     "refused": o.refused or "", "timed_out": o.timed_out or ""}
-                    for o in report.outcomes.values()]
+    left_out = unused(report)
+    outcome_rows = [{name: value for name, value in {
+        "instance": o.instance_id, "summarizer": o.summarizer, "label": o.label,
+        "code": code(o), "pre": o.pre, "post": o.post, "confirmation": o.confirmation or "",
+        "cause": o.cause or "", "refused": o.refused or "", "timed_out": o.timed_out or "",
+        "not_run": o.not_run or "", "truncated": o.truncated}.items() if name not in left_out}
+        for o in report.outcomes.values()]
     pairs = pairs_of(report, report.names)
     texts = {"report.json": json.dumps(to_json(report), indent=1),
              "outcomes.csv": _csv(outcome_rows), "cells.csv": _csv(diagnostics(report)),

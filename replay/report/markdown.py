@@ -7,21 +7,20 @@ from typing import Any
 from replay.measures.statistics import rate_text
 from replay.report.costs import cost_sums
 from replay.report.histories import HISTORY_COLUMNS, history_rows
+from replay.report.marks import LEGEND, code, mark_lines
 from replay.report.names import legend_lines
 from replay.report.pairs import damage_rows, damage_verdict, pairs_of, retention_verdict
 from replay.report.spend import run_spend, spend_markdown
 from replay.report.tables import (
-    DIAGNOSTICS,
-    LEGEND,
     RATE_NOTE,
     RETENTION_NOTE,
     Report,
-    code,
+    columns,
     diagnostics,
+    rate_columns,
+    rate_rows,
     retention_interval,
     retention_text,
-    stable_text,
-    timed_out_line,
 )
 
 
@@ -39,7 +38,7 @@ def to_markdown(report: Report) -> str:
                        for instance in plan.instances])
     lines += ["", LEGEND.replace("  ", "; ") + ".", *(f"- {line}" for line in
                                                       legend_lines(report.names))]
-    if (line := timed_out_line(report)) is not None:
+    for line in mark_lines(report.cells):
         lines += ["", line + "."]
     if plan.histories:
         lines += ["", "## Histories", ""]
@@ -52,18 +51,15 @@ def to_markdown(report: Report) -> str:
         lines += ["", f"By {group}:", ""]
         lines += md_table(list(rows[0]) if rows else [group], [list(r.values()) for r in rows])
     lines += ["", "## Diagnostics", ""]
-    lines += md_table(list(DIAGNOSTICS), [[row[c] for c in DIAGNOSTICS]
-                                          for row in diagnostics(report)])
+    shown = columns(report)
+    lines += md_table(list(shown), [[row[c] for c in shown] for row in diagnostics(report)])
     return "\n".join(lines) + "\n"
 
 
 def _rates(report: Report) -> list[str]:
-    rows = [[report.shown(r.summarizer), rate_text(r.damaged, r.pre_pass),
-             stable_text(r), r.seed_variable, r.unconfirmed, r.refused,
-             retention_text(r.retention, retention_interval(report, [r.summarizer]))]
-            for r in report.rates]
-    return [*md_table(["summarizer", "damaged / PRE-pass", "stable damage", "seed-variable",
-                       "unconfirmed", "refused", "retention"], rows), "", RATE_NOTE + ".",
+    header = ["damaged / PRE-pass" if column == "damage" else column
+              for column in rate_columns(report)]
+    return [*md_table(header, rate_rows(report)), "", RATE_NOTE + ".",
             *(["", RETENTION_NOTE + "."] if report.retention else [])]
 
 

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from replay.compaction.summarize import parse_summarizers
-from replay.core.vocab import PRE_PASS, CellStatus, Confirmation, Label
+from replay.core.vocab import PRE_PASS, Arm, CellStatus, Confirmation, Label
 from replay.measures.runs import summarizer_means
 from replay.measures.statistics import BOOTSTRAP_NOTE, Interval, bootstrap_mean, rate_text
 from replay.records.cell import CellId, CellResult
@@ -23,25 +23,15 @@ from replay.records.plan import Plan
 from replay.report.calls import Call, cell_calls
 from replay.report.costs import COST_COLUMNS, cell_cost, cost_sums, cost_table
 from replay.report.histories import histories_table
+from replay.report.marks import LEGEND, code, mark_lines
 from replay.report.names import display_names, legend_lines
 from replay.report.pairs import pairs_of, render_pairs
 from replay.report.spend import run_spend, spend_line
 from replay.store import Store
 from replay.store.scores import kept_scores
-from replay.sweep.labels import outcomes, validations
+from replay.sweep.labels import could_not_run, outcomes, summary_truncated, validations
 from replay.sweep.plan import load_cells, require_run
 
-CODES = {"preserved": "P", "damaged": "D", "rescued": "R", "unsolved": "U", "excluded": "X",
-         "unevaluated": "-", "error": "E"}
-
-
-MARKS = {"stable": "!", "seed-variable": "~", "pending": "?"}
-REFUSED_MARK = "*"  # a request of the pair was refused for its content (see Outcome.refused)
-LEGEND = ("P preserved  D damaged (! stable, ~ seed-variable, ? confirming)  R rescued  "
-          "U unsolved  X excluded  - unevaluated  E error  * a request refused (--cells says "
-          "which)")
-TIMED_OUT_MARK = "T"  # a cell of the pair had its tests time out (see Outcome.timed_out)
-TIMED_OUT_LEGEND = "T tests timed out (a failing run of the agent's tree)"  # when a cell did
 RATE_NOTE = ("k/n (rate, low-high%): the rate and its 95% Wilson score interval; n counts the "
              "instances PRE passed; stable damage shows once `replay confirm` has confirmed "
              "every damaged pair")
@@ -70,7 +60,8 @@ class Rate:
     seed_variable: int = 0
     unconfirmed: int = 0
     retention: tuple[Any, ...] | None = None
-    refused: int = 0  # damaged pairs whose POST or PRE had a request refused
+    refused: int = 0  # pairs (of any label) with a request refused, or a cell that could not run
+    truncated: int = 0  # POST summaries (every seed) cut off at the summarizer's output cap
 
     @property
     def rate(self) -> float | None:
@@ -107,6 +98,18 @@ class Report:
         """The column name of `summarizer`."""
         return self.names.get(summarizer, summarizer)
 
+    @property
+    def truncated(self) -> bool:
+        """Whether a summary of the run was cut off: only then do tables have a `truncated`
+        column (an ordinary run's report reads as before it existed)."""
+        return any(summary_truncated(result) for result in self.cells.values())
+
+    @property
+    def not_run(self) -> bool:
+        """Whether a cell of the run could not run (its first request refused): only then do
+        the exports carry a `not_run` field."""
+        return any(could_not_run(result) for result in self.cells.values())
+
 
 def build(store: Store, run: str) -> Report:
     """The report of run `run` as the store holds it now."""
@@ -121,9 +124,10 @@ def build(store: Store, run: str) -> Report:
         row = prompts.setdefault(name.prompt or name.name, PromptRow(name.prompt or name.name))
         if summarizer not in row.summarizers:
             row.summarizers.append(summarizer)
+        rate = rates[summarizer]
+        rate.refused += outcome.refused is not None or outcome.not_run is not None
         if outcome.label not in PRE_PASS:
             continue
-        rate = rates[summarizer]
         rate.pre_pass += 1
         row.pre_pass += 1
         row.post_pass += outcome.label == Label.PRESERVED
@@ -132,7 +136,9 @@ def build(store: Store, run: str) -> Report:
             rate.stable += outcome.confirmation == Confirmation.STABLE
             rate.seed_variable += outcome.confirmation == Confirmation.SEED_VARIABLE
             rate.unconfirmed += outcome.confirmation in (None, "pending")
-            rate.refused += outcome.refused is not None
+    for cell, result in cells.items():
+        if cell.arm == Arm.POST and cell.summarizer in rates and summary_truncated(result):
+            rates[cell.summarizer].truncated += 1
     scores = kept_scores(store, run)
     by_summarizer = summarizer_means(scores)
     by_prompt = summarizer_means(scores, key=lambda s: (names[s].prompt if s in names else None)
@@ -146,13 +152,6 @@ def build(store: Store, run: str) -> Report:
                   {(r["instance_id"], r["summarizer"], r["seed_index"]): r["share"]
                    for r in scores}, shown, shared,
                   {cell: cell_calls(store, result) for cell, result in cells.items()})
-
-
-def code(outcome: Outcome) -> str:
-    """The grid code of an outcome (see the module docstring)."""
-    mark = MARKS.get(outcome.confirmation or "", "") if outcome.label == Label.DAMAGED else ""
-    return (CODES[outcome.label] + mark + (TIMED_OUT_MARK if outcome.timed_out else "")
-            + (REFUSED_MARK if outcome.refused else ""))
 
 
 def _fraction(part: int, whole: int) -> str:
@@ -183,29 +182,49 @@ def retention_interval(report: Report, summarizers: list[str]) -> Interval | Non
                            if s in summarizers and seed == 0 and share is not None])
 
 
+def columns(report: Report) -> tuple[str, ...]:
+    """The diagnostics columns of `report`: `truncated` joins them, after the summary's, when a
+    summary of the run was cut off."""
+    if not report.truncated:
+        return DIAGNOSTICS
+    at = DIAGNOSTICS.index("summary_identifiers") + 1
+    return (*DIAGNOSTICS[:at], "truncated", *DIAGNOSTICS[at:])
+
+
+def verdict(result: CellResult) -> str:
+    """A cell's result: `pass`, `fail`, `error`, or `refused` for a cell that could not run
+    (its first request refused; see `replay.sweep.labels.could_not_run`)."""
+    if result.status == CellStatus.ERROR:
+        return "error"
+    if could_not_run(result):
+        return "refused"
+    return "pass" if result.passed else "fail"
+
+
 def diagnostics(report: Report) -> list[dict[str, Any]]:
-    """One row per cell: what the continuation did and what its summary kept."""
-    rows = []
+    """One row per cell: what the continuation did and what its summary kept (the keys of
+    `columns(report)`, and `error`)."""
+    rows, shown = [], (*columns(report), "error")
     for cell in sorted(report.cells):
         result = report.cells[cell]
         found = result.diagnostics
         summary = found.get("summary") or {}
-        verdict = ("error" if result.status == CellStatus.ERROR
-                   else "pass" if result.passed else "fail")
-        rows.append({
+        row = {
             "instance": cell.instance_id, "arm": cell.arm, "summarizer": cell.summarizer,
-            "seed": cell.seed_index, "result": verdict, "steps": found.get("steps"),
+            "seed": cell.seed_index, "result": verdict(result), "steps": found.get("steps"),
             "actions": found.get("actions"), "exit": found.get("exit_reason"),
             "repeated_reads": found.get("repeated_reads"), "tests_run": found.get("tests_run"),
             "files_edited": len(found.get("files_edited") or []),
             "summary_files": "/".join(map(str, summary["target_files"])) if summary else "",
             "summary_identifiers": "/".join(map(str, summary["gold_tokens"])) if summary else "",
+            "truncated": "yes" if summary.get("truncated") else "",
             "retention": _share_text(report.retention, cell),
             "refused": result.refused or "",
             "timed_out": "" if result.timed_out is None else f"{result.timed_out:g} s",
             **cell_cost(result),
             "error": result.fault.text() if result.fault else "",
-        })
+        }
+        rows.append({column: row[column] for column in shown})
     return rows
 
 
@@ -249,7 +268,7 @@ def render(report: Report, console: Console, cells: bool = False) -> None:
     and (with `cells`) the diagnostics."""
     console.print(grid_table(report))
     console.print(Text(LEGEND, style="dim"))
-    if (line := timed_out_line(report)) is not None:
+    for line in mark_lines(report.cells):
         console.print(Text(line))
     for line in legend_lines(report.names):
         console.print(Text(line, style="dim"))
@@ -274,31 +293,30 @@ def render(report: Report, console: Console, cells: bool = False) -> None:
             console.print(calls_table(report))
 
 
-def timed_out_line(report: Report) -> str | None:
-    """The legend line of the T mark: how many cells had their tests time out, and which
-    (None when none did, so a report without a timeout reads as before the mark)."""
-    cells = [(cell, found.timed_out) for cell, found in sorted(report.cells.items())
-             if found.timed_out is not None]
-    if not cells:
-        return None
-    shown = ", ".join(f"{cell} after {seconds:g} s" for cell, seconds in cells[:5])
-    more = f" and {len(cells) - 5} more" if len(cells) > 5 else ""
-    return f"{TIMED_OUT_LEGEND}: {len(cells)} cell(s), {shown}{more}"
-
-
 def rates_table(report: Report) -> Table:
     """Task damage and stable damage per summarizer, with intervals, and retention."""
     table = Table(title="task damage (damaged / PRE-pass) and detail retention")
-    for column in ("summarizer", "damage", "stable damage", "seed-variable", "unconfirmed",
-                   "refused", "retention"):
+    for column in rate_columns(report):
         table.add_column(column, overflow="fold")
-    for rate in report.rates:
-        table.add_row(*_texts(
-            report.shown(rate.summarizer), rate_text(rate.damaged, rate.pre_pass),
-            stable_text(rate), rate.seed_variable, rate.unconfirmed,
-            rate.refused, retention_text(rate.retention,
-                                         retention_interval(report, [rate.summarizer]))))
+    for row in rate_rows(report):
+        table.add_row(*_texts(*row))
     return table
+
+
+def rate_columns(report: Report) -> list[str]:
+    """The columns of the damage table: `truncated` (summaries cut off) only in a run that has
+    one."""
+    return ["summarizer", "damage", "stable damage", "seed-variable", "unconfirmed", "refused",
+            *(["truncated"] if report.truncated else []), "retention"]
+
+
+def rate_rows(report: Report) -> list[list[Any]]:
+    """The rows of the damage table, one per summarizer, in the order of `rate_columns`."""
+    return [[report.shown(rate.summarizer), rate_text(rate.damaged, rate.pre_pass),
+             stable_text(rate), rate.seed_variable, rate.unconfirmed, rate.refused,
+             *([rate.truncated] if report.truncated else []),
+             retention_text(rate.retention, retention_interval(report, [rate.summarizer]))]
+            for rate in report.rates]
 
 
 def prompts_table(report: Report) -> Table:
@@ -319,12 +337,13 @@ def cells_table(report: Report) -> Table:
     rows = diagnostics(report)
     table = Table(title="diagnostics per cell")
     width = max((len(row["instance"]) for row in rows), default=8)
-    for column in DIAGNOSTICS:
+    shown_columns = columns(report)
+    for column in shown_columns:
         table.add_column(column.replace("_", " "), overflow="fold",
                          **({"no_wrap": True, "min_width": width} if column == "instance" else {}))
     for row in rows:  # which request was refused: the whole reason is in cells.csv
         shown = {**row, "refused": row["refused"].split(" request refused", 1)[0]}
-        table.add_row(*_texts(*(shown[column] for column in DIAGNOSTICS)))
+        table.add_row(*_texts(*(shown[column] for column in shown_columns)))
     return table
 
 

@@ -4,9 +4,18 @@ A PRE or POST whose tests timed out is a failing run of the agent's tree, as any
 is the agent's code, since the validated tests finished within the limit on the gold tree (a
 limit that cuts those short makes the cell an `error`, never a label; see
 `replay.judge.timeouts`). Its pair says so in `Outcome.timed_out`.
+
+A cell that could not run (its first request refused: the history, or the summary, longer than
+the model's context) is not a run that failed. When it is the PRE, the pair is `unevaluated`:
+the protocol compares POST with a PRE verdict and there is none, so the pair stays outside the
+PRE-pass set (it is not `unsolved`, which says the agent tried from the full history and
+failed). When it is the POST, the POST fails, as a run with nothing to continue from: the
+compaction lost the task (its summary was refused, or is one the agent cannot read), which is
+the cost a user of that summarizer bears. Either way the pair says so in `Outcome.not_run`.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from replay.core.vocab import Arm, CellStatus, Confirmation, Label, ValidationStatus
@@ -60,20 +69,50 @@ def _outcome(instance: str, summarizer: str, cells: dict[CellId, CellResult],
         if cell is not None and cell.status == CellStatus.ERROR:
             why = cell.fault.text() if cell.fault else ""
             return Outcome(instance, summarizer, Label.ERROR, cause=f"{cell.cell}: {why}")
+    notes = _notes(pre, post)
+    if could_not_run(pre):  # no PRE verdict: outside the PRE-pass set, whatever POST did
+        return Outcome(instance, summarizer, Label.UNEVALUATED, None,
+                       None if post is None else post.passed, **notes)
     if pre is None or post is None or pre.passed is None or post.passed is None:
         return Outcome(instance, summarizer, Label.UNEVALUATED)
     name = label(pre.passed, post.passed)
-    refused = "; ".join(f"{cell.cell.arm.upper()} {cell.refused}" for cell in (pre, post)
-                        if cell.refused) or None
-    timed_out = "; ".join(f"{cell.cell.arm.upper()} tests timed out after {cell.timed_out:g} s"
-                          for cell in (pre, post) if cell.timed_out is not None) or None
     if name != Label.DAMAGED or not confirming:
-        return Outcome(instance, summarizer, name, pre.passed, post.passed, refused=refused,
-                       timed_out=timed_out)
+        return Outcome(instance, summarizer, name, pre.passed, post.passed, **notes)
     runs = (post.passed, *[_passed(cells.get(CellId(instance, Arm.POST, summarizer, seed)))
                            for seed in CONFIRM_SEEDS])
     return Outcome(instance, summarizer, name, pre.passed, post.passed, confirmation(runs), runs,
-                   refused=refused, timed_out=timed_out)
+                   **notes)
+
+
+def _notes(*cells: CellResult | None) -> dict[str, Any]:
+    """What an outcome says of its seed-0 cells: refusals after the agent ran, cells that could
+    not run, tests that timed out, a summary cut off."""
+    found = [cell for cell in cells if cell is not None]
+
+    def joined(texts: Iterable[str]) -> str | None:
+        return "; ".join(texts) or None
+
+    return {"refused": joined(f"{cell.cell.arm.upper()} {cell.refused}" for cell in found
+                              if cell.refused and not could_not_run(cell)),
+            "not_run": joined(f"{cell.cell.arm.upper()} {cell.refused}" for cell in found
+                              if could_not_run(cell)),
+            "timed_out": joined(f"{cell.cell.arm.upper()} tests timed out after "
+                                f"{cell.timed_out:g} s" for cell in found
+                                if cell.timed_out is not None),
+            "truncated": any(summary_truncated(cell) for cell in found)}
+
+
+def could_not_run(cell: CellResult | None) -> bool:
+    """Whether a recorded cell could not run: its first request (the summarizer's, or the
+    agent's on the history or the summary) was refused before any step, so nothing it was
+    given was read and nothing was graded."""
+    return (cell is not None and cell.status == CellStatus.DONE and cell.refused is not None
+            and not cell.diagnostics.get("steps"))
+
+
+def summary_truncated(cell: CellResult | None) -> bool:
+    """Whether a POST cell's summary was cut off at the summarizer's output cap."""
+    return cell is not None and bool((cell.diagnostics.get("summary") or {}).get("truncated"))
 
 
 def _passed(cell: CellResult | None) -> bool | None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from replay.core.vocab import Arm, CellStatus
+from replay.core.vocab import Arm
 from replay.measures.runs import summarizer_means
 from replay.models.types import Message
 from replay.records.cell import CellId, CellResult
@@ -26,11 +26,12 @@ from replay.report.calls import Call, cell_calls
 from replay.report.costs import cost_sums
 from replay.report.pairs import damage_rows, damage_verdict, pairs_of, retention_verdict
 from replay.report.plots import plots
-from replay.report.tables import Report, build
+from replay.report.tables import Report, build, verdict
 from replay.report.web.traces import Divergence, Step, align, first_divergence, steps_of
 from replay.store import Store, summaries
 from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, TRACE
 from replay.store.scores import kept_scores, score_record
+from replay.sweep.labels import could_not_run
 from replay.sweep.plan import latest_run, require_run
 
 LOG_TAIL_LINES = 200
@@ -97,12 +98,16 @@ class Side:
 
     @property
     def verdict(self) -> str:
-        """pass, fail, error, or `not run` when the cell has no result yet."""
-        if self.result is None:
-            return "not run"
-        if self.result.status == CellStatus.ERROR:
-            return "error"
-        return "pass" if self.result.passed else "fail"
+        """pass, fail, error, refused (the cell could not run), or `not run` when the cell has
+        no result yet."""
+        return "not run" if self.result is None else verdict(self.result)
+
+    @property
+    def could_not_run(self) -> str | None:
+        """Why the cell could not run (its first request was refused), if it could not."""
+        if self.result is None or not could_not_run(self.result):
+            return None
+        return self.result.refused
 
 
 @dataclass

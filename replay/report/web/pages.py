@@ -19,19 +19,19 @@ import jinja2
 
 from replay.core.digest import digest
 from replay.core.files import write_atomic
-from replay.core.vocab import Arm, CellStatus
+from replay.core.vocab import Arm
 from replay.measures.statistics import rate_text
 from replay.records.cell import CellId, CellResult
 from replay.report.histories import HISTORY_COLUMNS, history_rows
+from replay.report.marks import CODES, NOT_RUN_LEGEND, TRUNCATED_LEGEND, code
 from replay.report.names import legend_lines
 from replay.report.tables import (
-    CODES,
     RATE_NOTE,
     RETENTION_NOTE,
     Report,
-    code,
     retention_interval,
     retention_text,
+    verdict,
 )
 from replay.report.web.data import GridView, cell_view, grid_view, seeds_of
 from replay.report.web.highlight import marked, values
@@ -77,11 +77,7 @@ def _percent(value: float | None) -> str:
 
 
 def _verdict(result: CellResult | None) -> str:
-    if result is None:
-        return "-"
-    if result.status == CellStatus.ERROR:
-        return "error"
-    return "pass" if result.passed else "fail"
+    return "-" if result is None else verdict(result)
 
 
 def _arguments(raw: Any) -> str:
@@ -110,6 +106,7 @@ def environment() -> jinja2.Environment:
                        history_rows=history_rows, history_columns=HISTORY_COLUMNS,
                        rate_text=rate_text, legend_lines=legend_lines, rate_note=RATE_NOTE,
                        retention_note=RETENTION_NOTE, retention_text=retention_text,
+                       not_run_legend=NOT_RUN_LEGEND, truncated_legend=TRUNCATED_LEGEND,
                        retention_interval=retention_interval)
     return env
 
