@@ -51,23 +51,31 @@ def build(target: Path) -> None:
     made = tasks()
     with tempfile.TemporaryDirectory() as scratch, Store.open(Path(scratch) / "r.db") as store:
         backend = LocalBackend(root=Path(scratch) / "envs")
-        for task in made:
-            folder = target / task.instance_id
-            write_instance(task, folder, Path(scratch))
-            record = json.loads((folder / "instance.json").read_text())
-            record["repo"] = f"replay-panel/hermes-{task.name}"  # environments/replay-panel.toml
-            (folder / "instance.json").write_text(json.dumps(record, indent=2) + "\n")
-            history = phase_a(task, folder, store, backend)
-            write_history(history, folder)
-            write_probes(task.instance_id, history, task.cohort, task.probes, folder)
-            assert task.source is not None
-            provenance = json.dumps(task.source.record(task.name, task.cohort), indent=2)
-            (folder / PROVENANCE).write_text(provenance + "\n")
-            print(f"built {task.instance_id}: {len(history.messages)} messages, "
-                  f"{history.boundary.tokens} tokens at step {history.boundary.step}")
+        try:
+            for task in made:
+                build_task(task, target / task.instance_id, Path(scratch), store, backend)
+        finally:
+            backend.close()  # its slots' mounts go before the scratch folder does
     ids = ", ".join(json.dumps(task.instance_id) for task in made)
     (target / "suite.toml").write_text(f"description = {json.dumps(DESCRIPTION)}\n"
                                        f"rule = {json.dumps(RULE)}\ninstances = [{ids}]\n")
+
+
+def build_task(task: PanelTask, folder: Path, scratch: Path, store: Store,
+               backend: LocalBackend) -> None:
+    """Build one task's files into `folder`: instance, history, probes, provenance."""
+    write_instance(task, folder, scratch)
+    record = json.loads((folder / "instance.json").read_text())
+    record["repo"] = f"replay-panel/hermes-{task.name}"  # environments/replay-panel.toml
+    (folder / "instance.json").write_text(json.dumps(record, indent=2) + "\n")
+    history = phase_a(task, folder, store, backend)
+    write_history(history, folder)
+    write_probes(task.instance_id, history, task.cohort, task.probes, folder)
+    assert task.source is not None
+    provenance = json.dumps(task.source.record(task.name, task.cohort), indent=2)
+    (folder / PROVENANCE).write_text(provenance + "\n")
+    print(f"built {task.instance_id}: {len(history.messages)} messages, "
+          f"{history.boundary.tokens} tokens at step {history.boundary.step}")
 
 
 def check() -> int:

@@ -10,10 +10,11 @@ tool outputs only. The gold patch writes `findings.py`, the test patch checks it
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from panel_fixtures import GITIGNORE, Task, field_spec, pyproject
+from panel_fixtures import GITIGNORE, Task, bash, field_spec, pyproject, turn
 
 LICENSE = "MIT"
 HERMES = "NousResearch/hermes-agent"
@@ -82,3 +83,31 @@ def fact_task(name: str, cohort: str, problem: str, files: dict[str, str],
         probes=[{"id": name.replace("_", "-"), "question": question or problem,
                  "fields": specs, "expected": expected}],
         source=source)
+
+
+@dataclass(frozen=True)
+class Read:
+    """A task's workspace of one file and the one command Phase A reads it with (`cat PATH`
+    unless `command` says otherwise), after a short remark."""
+
+    path: str
+    text: str
+    remark: str
+    command: str = ""
+
+    def step(self) -> dict[str, Any]:
+        """The Phase A turn that reads the file."""
+        return turn(self.remark, bash(self.command or f"cat {self.path}"))
+
+
+def read_task(name: str, cohort: str, problem: str, read: Read, fields: dict[str, tuple[str, str]],
+              expected: dict[str, Any], source: Source) -> PanelTask:
+    """A `fact_task` whose evidence is one file read by one command."""
+    return fact_task(name, cohort, problem, {read.path: read.text}, [read.step()], fields,
+                     expected, source)
+
+
+def planted_lines(total: int, at: int, planted: str, noise: Callable[[int], str]) -> str:
+    """`total` lines of `noise(i)` with `planted` in place of line `at` (noise is not drawn
+    for it)."""
+    return "\n".join(planted if i == at else noise(i) for i in range(total)) + "\n"

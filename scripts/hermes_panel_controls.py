@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from hermes_panel_base import ABEVAL, DEFERRAL, READTOOL, PanelTask, Source, fact_task
+from hermes_panel_base import (
+    ABEVAL,
+    DEFERRAL,
+    READTOOL,
+    PanelTask,
+    Read,
+    Source,
+    fact_task,
+    read_task,
+)
 from panel_fixtures import bash, turn
 
 PACKAGE_JSON = ('{\n  "name": "demo-api",\n  "version": "4.2.1",\n  "scripts": {\n'
@@ -35,10 +44,9 @@ def records_log() -> str:
 
 
 def dependency_version() -> PanelTask:
-    return fact_task(
+    return read_task(
         "dependency_version", "control", "Which versions does the project pin?",
-        {"package.json": PACKAGE_JSON},
-        [turn("Let me read the manifest.", bash("cat package.json"))],
+        Read("package.json", PACKAGE_JSON, "Let me read the manifest."),
         {"left_pad": ("string", "the left-pad version"), "express": ("string", "the express "
          "version"), "project_version": ("string", "the project's own version")},
         {"left_pad": "1.3.0", "express": "5.1.2", "project_version": "4.2.1"},
@@ -47,10 +55,9 @@ def dependency_version() -> PanelTask:
 
 
 def retry_backoff() -> PanelTask:
-    return fact_task(
+    return read_task(
         "retry_backoff", "control", "How does src/app.js back off between retries?",
-        {"src/app.js": APP_JS},
-        [turn("Let me read the app.", bash("cat src/app.js"))],
+        Read("src/app.js", APP_JS, "Let me read the app."),
         {"base_ms": ("integer", "the base delay in ms"), "cap_ms": ("integer", "the cap in ms"),
          "jitter": ("string", "the kind of jitter, as the comment names it")},
         {"base_ms": 250, "cap_ms": 30000, "jitter": "full jitter"},
@@ -59,10 +66,10 @@ def retry_backoff() -> PanelTask:
 
 
 def meeting_notes() -> PanelTask:
-    return fact_task(
+    return read_task(
         "meeting_notes", "control", "What did the last team sync note under notes/ say?",
-        {"notes/Meeting notes r\u00e9sum\u00e9 3.04 PM.txt": NOTES},
-        [turn("Let me read the notes.", bash("cat notes/*"))],
+        Read("notes/Meeting notes r\u00e9sum\u00e9 3.04 PM.txt", NOTES, "Let me read the notes.",
+             "cat notes/*"),
         {"third_item": ("string", "the third item, without its list marker"),
          "first_item": ("string", "the first item, without its list marker")},
         {"third_item": "rotate the API keys quarterly",
@@ -93,10 +100,9 @@ def server_free_controls() -> list[PanelTask]:
          "functions": ("array", "the functions making them, in file order")},
         {"call_sites": 3, "timeout": 30, "functions": ["fetch_a", "fetch_b", "fetch_c"]},
         Source("eager_refactor_control", DEFERRAL))
-    three_files = fact_task(
+    three_files = read_task(
         "three_files", "control", "What does the workspace's README say it is for?",
-        {"README.md": "workspace for the three-file task\n"},
-        [turn("Let me read the README.", bash("cat README.md"))],
+        Read("README.md", "workspace for the three-file task\n", "Let me read the README."),
         {"purpose": ("string", "the README's sentence")},
         {"purpose": "workspace for the three-file task"},
         Source("todo_three_files", DEFERRAL))
@@ -134,10 +140,9 @@ def abeval_controls() -> list[PanelTask]:
         {"versions": ("array", "the versions of pkg_a, pkg_b and pkg_c, in that order")},
         {"versions": ["1.4.2", "0.9.7", "3.2.1"]},
         Source("err_multi_dir", ABEVAL))
-    checksum_anomaly = fact_task(
+    checksum_anomaly = read_task(
         "checksum_anomaly", "control", "records.log holds exactly one anomaly line; find it.",
-        {"records.log": records_log()},
-        [turn("Let me search the log.", bash("grep -n ANOMALY records.log"))],
+        Read("records.log", records_log(), "Let me search the log.", "grep -n ANOMALY records.log"),
         {"line": ("integer", "its line number"), "shard": ("integer", "the shard it names"),
          "code": ("string", "the anomaly code")},
         {"line": 421, "shard": 7, "code": "X99Q"},
