@@ -114,4 +114,6 @@ def test_an_h_over_its_allowance_scores_zero_with_no_fallback(tmp_path: Path) ->
     assert rows[("summ:hermes-h", "primary")]["accuracy"] == 0.0
     assert rows[("summ:hermes-h", "primary")]["failed"] == 1
     assert rows[("full", "primary")]["accuracy"] == 1.0
-    assert "OverBudget" in done.stdout and "over the allowance of 256" in done.stdout
+    assert "summary: invalid: hermes-h: 504 tokens after 3 attempts, over the allowance of 256" \
+        in done.stdout
+    assert "summ:hermes-h: 0/1 summaries within their allowance" in done.stdout

@@ -118,8 +118,9 @@ def hermes_lines(contexts: list) -> list[str]:
     for method in dict.fromkeys(c.method for c in contexts if c.method != FULL
                                 and parse_summarizer(c.method).prompt in HERMES_SETTINGS):
         planned = [c for c in contexts if c.method == method]
-        made = [c.details for c in planned if "hermes" in c.details]
-        attempts = sum(len(d["attempts"]) for d in made) / max(len(made), 1)
+        tried = [c.details for c in planned if "hermes" in c.details]
+        made = [d for d in tried if d["valid"]]
+        attempts = sum(len(d["attempts"]) for d in tried) / max(len(tried), 1)
         lines.append(f"{method}: {len(made)}/{len(planned)} summaries within their allowance "
                      f"(the others score zero), {attempts:.1f} attempt(s) on average")
     return lines
