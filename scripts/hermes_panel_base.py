@@ -11,7 +11,7 @@ tool outputs only. The gold patch writes `findings.py`, the test patch checks it
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from panel_fixtures import GITIGNORE, Task, bash, field_spec, pyproject, turn
@@ -31,11 +31,14 @@ LAYOUT_TEST = ("from pathlib import Path\n\n\ndef test_workspace_present():\n"
 @dataclass(frozen=True)
 class Source:
     """Where a task's fixture comes from: an upstream file (repository, commit, path) and its
-    task there, or `rebuilt` with no public source; `note` says what was changed (scaled)."""
+    task there, or `rebuilt` with no public source; `note` says what was changed (scaled);
+    `planted` names, per field, the upstream ground truth its expected value is (a constant of
+    the fixture, or what its grader checks); the other fields read the fixture's content."""
 
     upstream_task: str
     where: tuple[str, str, str] | None = None
     note: str = ""
+    planted: dict[str, str] = field(default_factory=dict)
 
     def record(self, name: str, cohort: str) -> dict[str, Any]:
         """provenance.json of the task."""
@@ -47,7 +50,15 @@ class Source:
                 "source": {"repository": repository, "commit": commit, "path": path,
                            "license": LICENSE, "upstream_repository": HERMES,
                            "upstream_task": self.upstream_task},
-                "note": self.note}
+                "planted": self.planted, "note": self.note}
+
+    def whose(self, name: str) -> str:
+        """Whose the expected value of field `name` is, in a few words."""
+        if self.where is None:
+            return "rebuild"
+        if name in self.planted:
+            return f"planted: {self.planted[name]}"
+        return "content"
 
 
 @dataclass

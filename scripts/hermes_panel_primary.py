@@ -48,7 +48,8 @@ def server_error() -> PanelTask:
         {"request_id": "req-7f3d9", "timestamp": "2026-08-08T23:41:17Z", "status": 502,
          "upstream": "payments", "address": "10.0.4.17:8443"},
         Source("readtool: log-tail error (LOG_ERROR_REQ_ID, LOG_ERROR_TS)", READTOOL,
-               "150,000 log lines scaled to 90; the ERROR line is the fixture's"))
+               "150,000 log lines scaled to 90; the ERROR line is the fixture's",
+               {"request_id": "LOG_ERROR_REQ_ID", "timestamp": "LOG_ERROR_TS"}))
 
 
 NOISY_BUILD = ("for i in range(80):\n    print(f'[build] step {i} ' + 'x' * 60)\n"
@@ -66,7 +67,8 @@ def build_token() -> PanelTask:
          "last_step": ("integer", "the number of the last step printed")},
         {"token": "tok_9f31c_middle", "after_step": 40, "last_step": 79},
         Source("err_big_output (UNIQUE_TOKEN=...)", ABEVAL,
-               "4,000 build steps scaled to 80; token at the middle step as upstream"))
+               "4,000 build steps scaled to 80; token at the middle step as upstream",
+               {"token": "err_big_output's success check"}))
 
 
 REGIONS = ["us", "ca", "mx", "br", "ar", "cl", "eu", "de", "fr", "es", "it", "nl", "be", "pl",
