@@ -81,6 +81,7 @@ class Context:
     error: str | None = None
     summary: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    length: dict[str, Any] = field(default_factory=dict)  # see `probes.ceiling.measure`
 
 
 @dataclass
