@@ -9,7 +9,8 @@ shrinkage against Full, and the input rules a valid H must also meet.
   the probe message), the frozen summary allowance, its five largest whole units, a 64-token
   reserve and 32 framing tokens (the figures of `replay.compaction.fusion.budget`), enlarged
   before answering when needed to fit the serialized S: the complete input of every S-alone
-  context of the task (a summary neither fused nor Hermes', as its carrier brings it back).
+  context of the task (a summary neither fused nor the study's H, as its carrier brings it
+  back).
 - **Strict shrinkage**: a context is strictly shorter when its complete input has fewer tokens
   than Full's for the same task; counted per arm and cohort over the planned contexts, a
   context that failed (no input) counting as not shorter.
@@ -20,7 +21,7 @@ shrinkage against Full, and the input rules a valid H must also meet.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from replay.compaction.fusion import FRAMING, RESERVE, budget, evidence_units, full_tokens
@@ -101,7 +102,7 @@ def measure(contexts: list[Context], histories: dict[str, History],
     for iid, ceiling in ceilings.items():
         fitted = [c.length["input_tokens"] for c in contexts if c.instance_id == iid
                   and "input_tokens" in c.length and kind(c.method) == "s"]
-        ceilings[iid] = Ceiling(**{**ceiling.__dict__, "enlarged": max(fitted, default=0)})
+        ceilings[iid] = replace(ceiling, enlarged=max(fitted, default=0))
     for context in contexts:
         _place(context, ceilings[context.instance_id])
     return ceilings
@@ -138,7 +139,7 @@ class Shrinkage:
 
     def record(self) -> dict[str, Any]:
         """As exported."""
-        return dict(self.__dict__)
+        return asdict(self)
 
 
 def shrinkage(contexts: list[Context], cohorts: dict[str, str]) -> list[Shrinkage]:
