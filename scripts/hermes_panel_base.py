@@ -10,10 +10,11 @@ tool outputs only. The gold patch writes `findings.py`, the test patch checks it
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from panel_fixtures import GITIGNORE, Task, field_spec, pyproject
+from panel_fixtures import GITIGNORE, Task, bash, field_spec, pyproject, turn
 
 LICENSE = "MIT"
 HERMES = "NousResearch/hermes-agent"
@@ -30,11 +31,14 @@ LAYOUT_TEST = ("from pathlib import Path\n\n\ndef test_workspace_present():\n"
 @dataclass(frozen=True)
 class Source:
     """Where a task's fixture comes from: an upstream file (repository, commit, path) and its
-    task there, or `rebuilt` with no public source; `note` says what was changed (scaled)."""
+    task there, or `rebuilt` with no public source; `note` says what was changed (scaled);
+    `planted` names, per field, the upstream ground truth its expected value is (a constant of
+    the fixture, or what its grader checks); the other fields read the fixture's content."""
 
     upstream_task: str
     where: tuple[str, str, str] | None = None
     note: str = ""
+    planted: dict[str, str] = field(default_factory=dict)
 
     def record(self, name: str, cohort: str) -> dict[str, Any]:
         """provenance.json of the task."""
@@ -46,7 +50,15 @@ class Source:
                 "source": {"repository": repository, "commit": commit, "path": path,
                            "license": LICENSE, "upstream_repository": HERMES,
                            "upstream_task": self.upstream_task},
-                "note": self.note}
+                "planted": self.planted, "note": self.note}
+
+    def whose(self, name: str) -> str:
+        """Whose the expected value of field `name` is, in a few words."""
+        if self.where is None:
+            return "rebuild"
+        if name in self.planted:
+            return f"planted: {self.planted[name]}"
+        return "content"
 
 
 @dataclass
@@ -82,3 +94,31 @@ def fact_task(name: str, cohort: str, problem: str, files: dict[str, str],
         probes=[{"id": name.replace("_", "-"), "question": question or problem,
                  "fields": specs, "expected": expected}],
         source=source)
+
+
+@dataclass(frozen=True)
+class Read:
+    """A task's workspace of one file and the one command Phase A reads it with (`cat PATH`
+    unless `command` says otherwise), after a short remark."""
+
+    path: str
+    text: str
+    remark: str
+    command: str = ""
+
+    def step(self) -> dict[str, Any]:
+        """The Phase A turn that reads the file."""
+        return turn(self.remark, bash(self.command or f"cat {self.path}"))
+
+
+def read_task(name: str, cohort: str, problem: str, read: Read, fields: dict[str, tuple[str, str]],
+              expected: dict[str, Any], source: Source) -> PanelTask:
+    """A `fact_task` whose evidence is one file read by one command."""
+    return fact_task(name, cohort, problem, {read.path: read.text}, [read.step()], fields,
+                     expected, source)
+
+
+def planted_lines(total: int, at: int, planted: str, noise: Callable[[int], str]) -> str:
+    """`total` lines of `noise(i)` with `planted` in place of line `at` (noise is not drawn
+    for it)."""
+    return "\n".join(planted if i == at else noise(i) for i in range(total)) + "\n"

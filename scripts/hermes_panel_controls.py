@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from hermes_panel_base import ABEVAL, DEFERRAL, READTOOL, PanelTask, Source, fact_task
+from hermes_panel_base import (
+    ABEVAL,
+    DEFERRAL,
+    READTOOL,
+    PanelTask,
+    Read,
+    Source,
+    fact_task,
+    read_task,
+)
 from panel_fixtures import bash, turn
 
 PACKAGE_JSON = ('{\n  "name": "demo-api",\n  "version": "4.2.1",\n  "scripts": {\n'
@@ -35,40 +44,42 @@ def records_log() -> str:
 
 
 def dependency_version() -> PanelTask:
-    return fact_task(
+    return read_task(
         "dependency_version", "control", "Which versions does the project pin?",
-        {"package.json": PACKAGE_JSON},
-        [turn("Let me read the manifest.", bash("cat package.json"))],
+        Read("package.json", PACKAGE_JSON, "Let me read the manifest."),
         {"left_pad": ("string", "the left-pad version"), "express": ("string", "the express "
          "version"), "project_version": ("string", "the project's own version")},
         {"left_pad": "1.3.0", "express": "5.1.2", "project_version": "4.2.1"},
         Source("readtool: lockfile tarpit (LEFT_PAD_VERSION)", READTOOL,
-               "package.json only; the 80,000-line lockfile is left out"))
+               "package.json only; the 80,000-line lockfile is left out",
+               {"left_pad": "LEFT_PAD_VERSION"}))
 
 
 def retry_backoff() -> PanelTask:
-    return fact_task(
+    return read_task(
         "retry_backoff", "control", "How does src/app.js back off between retries?",
-        {"src/app.js": APP_JS},
-        [turn("Let me read the app.", bash("cat src/app.js"))],
+        Read("src/app.js", APP_JS, "Let me read the app."),
         {"base_ms": ("integer", "the base delay in ms"), "cap_ms": ("integer", "the cap in ms"),
          "jitter": ("string", "the kind of jitter, as the comment names it")},
         {"base_ms": 250, "cap_ms": 30000, "jitter": "full jitter"},
         Source("readtool: minified bundle (RETRY_BASE_MS, RETRY_CAP_MS)", READTOOL,
-               "src/app.js only; the 600 KB bundle is left out"))
+               "src/app.js only; the 600 KB bundle is left out",
+               {"base_ms": "RETRY_BASE_MS", "cap_ms": "RETRY_CAP_MS"}))
 
 
 def meeting_notes() -> PanelTask:
-    return fact_task(
+    return read_task(
         "meeting_notes", "control", "What did the last team sync note under notes/ say?",
-        {"notes/Meeting notes r\u00e9sum\u00e9 3.04 PM.txt": NOTES},
-        [turn("Let me read the notes.", bash("cat notes/*"))],
+        Read("notes/Meeting notes r\u00e9sum\u00e9 3.04 PM.txt", NOTES, "Let me read the notes.",
+             "cat notes/*"),
         {"third_item": ("string", "the third item, without its list marker"),
          "first_item": ("string", "the first item, without its list marker")},
         {"third_item": "rotate the API keys quarterly",
          "first_item": "ship the payments retry fix"},
         Source("readtool: unicode filename (NOTES_BULLET_3)", READTOOL,
-               "file name without the narrow no-break spaces and NFD accents; list markers kept"))
+               "file name without the narrow no-break spaces and NFD accents; the file keeps "
+               "its list markers, the expected items have none (as NOTES_BULLET_3)",
+               {"third_item": "NOTES_BULLET_3"}))
 
 
 def server_free_controls() -> list[PanelTask]:
@@ -82,7 +93,8 @@ def server_free_controls() -> list[PanelTask]:
         {"repo": ("string", "the repository holding the important data"),
          "other": ("string", "the other repository")},
         {"repo": "sparks-data", "other": "toybox"},
-        Source("longrange_backup_pipeline (BACKUP_REPO)", DEFERRAL))
+        Source("longrange_backup_pipeline (BACKUP_REPO)", DEFERRAL,
+               planted={"repo": "BACKUP_REPO"}))
     refactor = fact_task(
         "refactor", "control", "Every requests call in src/ should move to a longer timeout; "
         "first find the call sites.",
@@ -92,11 +104,11 @@ def server_free_controls() -> list[PanelTask]:
          "timeout": ("integer", "their current timeout"),
          "functions": ("array", "the functions making them, in file order")},
         {"call_sites": 3, "timeout": 30, "functions": ["fetch_a", "fetch_b", "fetch_c"]},
-        Source("eager_refactor_control", DEFERRAL))
-    three_files = fact_task(
+        Source("eager_refactor_control", DEFERRAL,
+               planted={"call_sites": "the call-site count g_control checks"}))
+    three_files = read_task(
         "three_files", "control", "What does the workspace's README say it is for?",
-        {"README.md": "workspace for the three-file task\n"},
-        [turn("Let me read the README.", bash("cat README.md"))],
+        Read("README.md", "workspace for the three-file task\n", "Let me read the README."),
         {"purpose": ("string", "the README's sentence")},
         {"purpose": "workspace for the three-file task"},
         Source("todo_three_files", DEFERRAL))
@@ -109,7 +121,8 @@ def server_free_controls() -> list[PanelTask]:
          "backoff": ("integer", "the backoff beside it"),
          "active_file": ("string", "the file that sets it (path)")},
         {"retry_limit": 7, "backoff": 2, "active_file": "conf/app.ini"},
-        Source("config_grep_distractor", DEFERRAL))
+        Source("config_grep_distractor", DEFERRAL,
+               planted={"retry_limit": "the retry_limit g_distractor checks"}))
     return [backup, refactor, three_files, active_config]
 
 
@@ -125,7 +138,8 @@ def abeval_controls() -> list[PanelTask]:
          "identical_lines": ("integer", "how many identical timeout lines there are"),
          "success_marker": ("string", "what the check prints on success")},
         {"line": 6, "identical_lines": 3, "success_marker": "HANDLERS_OK_552"},
-        Source("err_ambiguous_edit", ABEVAL))
+        Source("err_ambiguous_edit", ABEVAL,
+               planted={"success_marker": "err_ambiguous_edit's success check"}))
     package_versions = fact_task(
         "package_versions", "control", "Collect the versions of the three packages.",
         {"pkg_a/version.txt": "1.4.2\n", "pkg_b/version.txt": "0.9.7\n",
@@ -133,16 +147,17 @@ def abeval_controls() -> list[PanelTask]:
         [turn("Let me read the version files.", bash("cat pkg_*/version.txt"))],
         {"versions": ("array", "the versions of pkg_a, pkg_b and pkg_c, in that order")},
         {"versions": ["1.4.2", "0.9.7", "3.2.1"]},
-        Source("err_multi_dir", ABEVAL))
-    checksum_anomaly = fact_task(
+        Source("err_multi_dir", ABEVAL,
+               planted={"versions": "err_multi_dir's success check"}))
+    checksum_anomaly = read_task(
         "checksum_anomaly", "control", "records.log holds exactly one anomaly line; find it.",
-        {"records.log": records_log()},
-        [turn("Let me search the log.", bash("grep -n ANOMALY records.log"))],
+        Read("records.log", records_log(), "Let me search the log.", "grep -n ANOMALY records.log"),
         {"line": ("integer", "its line number"), "shard": ("integer", "the shard it names"),
          "code": ("string", "the anomaly code")},
         {"line": 421, "shard": 7, "code": "X99Q"},
         Source("err_big_file_read", ABEVAL, "6,000 log lines scaled to 600; the anomaly line "
-               "is the fixture's, at the same relative place"))
+               "is the fixture's, at the same relative place",
+               {"code": "err_big_file_read's success check"}))
     return [targeted_edit, package_versions, checksum_anomaly]
 
 

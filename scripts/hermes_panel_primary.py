@@ -9,7 +9,16 @@ from __future__ import annotations
 
 import random
 
-from hermes_panel_base import ABEVAL, READTOOL, PanelTask, Source, fact_task
+from hermes_panel_base import (
+    ABEVAL,
+    READTOOL,
+    PanelTask,
+    Read,
+    Source,
+    fact_task,
+    planted_lines,
+    read_task,
+)
 from panel_fixtures import bash, hex_id, turn
 
 ERROR_LINE = ("2026-08-08T23:41:17Z ERROR http request failed request_id=req-7f3d9 status=502 "
@@ -18,24 +27,19 @@ ERROR_LINE = ("2026-08-08T23:41:17Z ERROR http request failed request_id=req-7f3
 
 def server_log(rng: random.Random, total: int = 90, error_at: int = 60) -> str:
     """INFO noise with the one ERROR line of the readtool fixture near the tail."""
-    lines = []
-    for i in range(total):
-        if i == error_at:
-            lines.append(ERROR_LINE)
-            continue
-        lines.append(f"2026-08-08T2{i % 4}:{i % 60:02d}:{(i * 7) % 60:02d}Z INFO http request ok "
-                     f"request_id=req-{hex_id(rng, 5)} status=200 dur_ms={rng.randint(2, 90)}")
-    return "\n".join(lines) + "\n"
+    return planted_lines(total, error_at, ERROR_LINE, lambda i: (
+        f"2026-08-08T2{i % 4}:{i % 60:02d}:{(i * 7) % 60:02d}Z INFO http request ok "
+        f"request_id=req-{hex_id(rng, 5)} status=200 dur_ms={rng.randint(2, 90)}"))
 
 
 def server_error() -> PanelTask:
     rng = random.Random(20260809)
-    return fact_task(
+    return read_task(
         "server_error", "primary",
         "Requests are failing intermittently; the server log in logs/ holds the failure. Find "
         "the one failed request.",
-        {"logs/server.log": server_log(rng)},
-        [turn("Let me look at the end of the server log.", bash("tail -n 60 logs/server.log"))],
+        Read("logs/server.log", server_log(rng), "Let me look at the end of the server log.",
+             "tail -n 60 logs/server.log"),
         {"request_id": ("string", "the failed request's id"),
          "timestamp": ("string", "when it failed, as the log writes it"),
          "status": ("integer", "its HTTP status"),
@@ -44,7 +48,8 @@ def server_error() -> PanelTask:
         {"request_id": "req-7f3d9", "timestamp": "2026-08-08T23:41:17Z", "status": 502,
          "upstream": "payments", "address": "10.0.4.17:8443"},
         Source("readtool: log-tail error (LOG_ERROR_REQ_ID, LOG_ERROR_TS)", READTOOL,
-               "150,000 log lines scaled to 90; the ERROR line is the fixture's"))
+               "150,000 log lines scaled to 90; the ERROR line is the fixture's",
+               {"request_id": "LOG_ERROR_REQ_ID", "timestamp": "LOG_ERROR_TS"}))
 
 
 NOISY_BUILD = ("for i in range(80):\n    print(f'[build] step {i} ' + 'x' * 60)\n"
@@ -52,18 +57,18 @@ NOISY_BUILD = ("for i in range(80):\n    print(f'[build] step {i} ' + 'x' * 60)\
 
 
 def build_token() -> PanelTask:
-    return fact_task(
+    return read_task(
         "build_token", "primary",
         "The build script noisy_build.py prints one token line among its steps; find it and "
         "the step it follows.",
-        {"noisy_build.py": NOISY_BUILD},
-        [turn("Let me run the build.", bash("python3 noisy_build.py"))],
+        Read("noisy_build.py", NOISY_BUILD, "Let me run the build.", "python3 noisy_build.py"),
         {"token": ("string", "the full token value printed"),
          "after_step": ("integer", "the step number printed just before it"),
          "last_step": ("integer", "the number of the last step printed")},
         {"token": "tok_9f31c_middle", "after_step": 40, "last_step": 79},
         Source("err_big_output (UNIQUE_TOKEN=...)", ABEVAL,
-               "4,000 build steps scaled to 80; token at the middle step as upstream"))
+               "4,000 build steps scaled to 80; token at the middle step as upstream",
+               {"token": "err_big_output's success check"}))
 
 
 REGIONS = ["us", "ca", "mx", "br", "ar", "cl", "eu", "de", "fr", "es", "it", "nl", "be", "pl",
@@ -123,31 +128,28 @@ def payment() -> PanelTask:
                "not readable here, so these facts are this rebuild's"))
 
 
+GATEWAY_504 = ('10.2.7.41 - - [03/Sep/2026:14:22:09 +0000] "POST /api/checkout HTTP/1.1" 504 '
+               '167 upstream=inventory-svc:9090 upstream_response_time=30.004 trace=7c1e0b55d2')
+
+
 def access_log(rng: random.Random) -> str:
     """Gateway access lines, one 504 on checkout with its upstream and timing."""
-    lines = []
-    for i in range(60):
-        if i == 38:
-            lines.append('10.2.7.41 - - [03/Sep/2026:14:22:09 +0000] "POST /api/checkout '
-                         'HTTP/1.1" 504 167 upstream=inventory-svc:9090 '
-                         'upstream_response_time=30.004 trace=7c1e0b55d2')
-            continue
+    def noise(i: int) -> str:
         path = rng.choice(["/api/cart", "/api/products", "/healthz", "/api/session"])
-        lines.append(f'10.2.{rng.randint(0, 9)}.{rng.randint(2, 250)} - - [03/Sep/2026:14:'
-                     f'{i % 60:02d}:{(i * 11) % 60:02d} +0000] "GET {path} HTTP/1.1" 200 '
-                     f'{rng.randint(200, 4000)} upstream=web:8000 '
-                     f'upstream_response_time=0.{rng.randint(10, 400):03d} trace={hex_id(rng, 10)}')
-    return "\n".join(lines) + "\n"
+        return (f'10.2.{rng.randint(0, 9)}.{rng.randint(2, 250)} - - [03/Sep/2026:14:'
+                f'{i % 60:02d}:{(i * 11) % 60:02d} +0000] "GET {path} HTTP/1.1" 200 '
+                f'{rng.randint(200, 4000)} upstream=web:8000 '
+                f'upstream_response_time=0.{rng.randint(10, 400):03d} trace={hex_id(rng, 10)}')
+    return planted_lines(60, 38, GATEWAY_504, noise)
 
 
 def checkout_504() -> PanelTask:
     rng = random.Random(903)
-    return fact_task(
+    return read_task(
         "checkout_504", "primary",
         "Checkout timed out for a customer at the gateway. Find the failing request in "
         "logs/access.log.",
-        {"logs/access.log": access_log(rng)},
-        [turn("Let me read the gateway access log.", bash("cat logs/access.log"))],
+        Read("logs/access.log", access_log(rng), "Let me read the gateway access log."),
         {"status": ("integer", "the failing request's status"),
          "upstream": ("string", "the upstream it waited on (host:port)"),
          "upstream_seconds": ("number", "how long the upstream took, in seconds"),

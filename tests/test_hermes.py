@@ -67,12 +67,15 @@ def test_h_fits_on_the_first_attempt_prefix_stripped_and_carried_like_s() -> Non
     assert history.messages[0]["content"] not in text  # the system prompt is not evidence
 
 
-def test_h_shrinks_its_target_three_times_then_scores_zero() -> None:
-    with pytest.raises(hermes.OverBudget, match="after 3 attempts, over the allowance of 256"):
-        run_h(reply(400), reply(300), reply(200), reply(5))
-    model = ScriptedModel(Script([reply(400), reply(300), reply(200), reply(5)]))
-    with pytest.raises(hermes.OverBudget):
-        summarize(panel_history().messages, parse_summarizer("m:hermes-h"), PROMPT, model)
+def test_h_shrinks_its_target_three_times_then_is_invalid() -> None:
+    model, summary = run_h(reply(400), reply(300), reply(200), reply(5))
+    assert summary.details["valid"] is False and summary.invalid == (
+        "hermes-h: 307 tokens after 3 attempts, over the allowance of 256")
+    assert [a["tokens"] for a in summary.details["attempts"]] == [607, 457, 307]
+    fused = summarize(panel_history().messages, parse_summarizer("m:hermes-h+top:2"), PROMPT,
+                      ScriptedModel(Script([reply(400), reply(300), reply(200),
+                                            {"content": '{"scores": {"1": 9}}'}])))
+    assert fused.invalid == summary.invalid  # H + Top N keeps H's verdict: no fallback
     asked = [request.messages[0]["content"] for request in model.requests]
     assert len(asked) == 3  # at most three attempts: the fourth reply is never asked for
     assert ["Target ~256 tokens." in asked[0], "Target ~204 tokens." in asked[1],

@@ -28,6 +28,7 @@ from replay.measures.probes.answering import (
 )
 from replay.measures.probes.arms import Planned, study_arms
 from replay.measures.probes.arms import plan as plan_answers
+from replay.measures.probes.ceiling import measure, shrinkage
 from replay.measures.probes.files import bundled_probes, read_probe_paths
 from replay.measures.probes.inputs import load_probes
 from replay.measures.probes.scores import Row, history_scores, rows
@@ -165,15 +166,18 @@ def probe(options: ProbeOptions, run: str | None = None, selection: Selection = 
             try:
                 contexts = build_contexts(inputs, store, clients, options.generations,
                                           every_arm=bool(options.study_arms))
+                measure(contexts, inputs.histories, inputs.probes)
                 answers = answer_all(inputs, contexts, clients(answering), options.answers,
                                      options.workers)
             finally:
                 clients.close()
-        scores = history_scores(answers, {i: p.cohort for i, p in inputs.probes.items()})
+        cohorts = {i: p.cohort for i, p in inputs.probes.items()}
+        scores = history_scores(answers, cohorts)
         table = rows(scores, inputs.methods)
         about = {"run": name, "model": answering.alias, "carrier": found.carrier,
                  "generations": options.generations, "answers": options.answers,
-                 "methods": inputs.methods, "skipped": skipped}
+                 "methods": inputs.methods, "skipped": skipped,
+                 "shrinkage": [s.record() for s in shrinkage(contexts, cohorts)]}
         folder = options.out or reports_folder(store, name) / "probes"
         written = exports.write(folder, about, table, scores, contexts, answers)
     return Probed(about, table, contexts, answers, written)

@@ -25,6 +25,7 @@ from replay.commands.options import (
 from replay.compaction.hermes import SETTINGS as HERMES_SETTINGS
 from replay.compaction.summarize import parse_summarizer
 from replay.measures.probes.answering import FULL
+from replay.measures.probes.ceiling import SHRINKAGE_NOTE
 from replay.measures.probes.scores import Row
 from replay.measures.statistics import BOOTSTRAP_NOTE, Interval
 
@@ -69,7 +70,7 @@ def render(about: dict[str, Any], table: list[Row], contexts: list, answers: lis
                      _spread(row.accuracy, row.accuracy_interval),
                      _spread(row.all_correct, row.all_correct_interval), tokens, vs_full(row))
     out.print(grid)
-    lines = [PROBE_NOTE, *fusion_lines(contexts)]
+    lines = [PROBE_NOTE, *shrinkage_lines(about["shrinkage"]), *fusion_lines(contexts)]
     malformed = sum(row.malformed for row in table)
     if malformed:
         lines.append(f"{malformed} repl(ies) were not the JSON asked ({{\"facts\": {{...}}}}) "
@@ -93,6 +94,17 @@ def _spread(value: float, interval: Interval | None) -> str:
     return f"{value:.3f}" + (f" ({interval.low:.3f}-{interval.high:.3f})" if interval else "")
 
 
+def shrinkage_lines(counts: list[dict[str, Any]]) -> list[str]:
+    """Per arm: its contexts strictly shorter than Full, and within the ceiling, per cohort."""
+    lines = [SHRINKAGE_NOTE] if counts else []
+    for method in dict.fromkeys(count["method"] for count in counts):
+        mine = [count for count in counts if count["method"] == method]
+        shorter = ", ".join(f"{c['cohort']} {c['shorter']}/{c['contexts']}" for c in mine)
+        within = ", ".join(f"{c['cohort']} {c['within_ceiling']}/{c['contexts']}" for c in mine)
+        lines.append(f"{method}: strictly shorter {shorter}; within the ceiling {within}")
+    return lines
+
+
 def fusion_lines(contexts: list) -> list[str]:
     """One line per fused method: units kept against asked, cuts, skips, and size."""
     lines = hermes_lines(contexts)
@@ -113,15 +125,19 @@ def fusion_lines(contexts: list) -> list[str]:
 
 
 def hermes_lines(contexts: list) -> list[str]:
-    """One line per Hermes method: summaries within their allowance, and attempts taken."""
+    """One line per Hermes method: summaries within their allowance, contexts that stayed valid
+    (an H alone must also fit the task's ceiling and be shorter than Full), attempts taken."""
     lines = []
     for method in dict.fromkeys(c.method for c in contexts if c.method != FULL
                                 and parse_summarizer(c.method).prompt in HERMES_SETTINGS):
         planned = [c for c in contexts if c.method == method]
-        made = [c.details for c in planned if "hermes" in c.details]
-        attempts = sum(len(d["attempts"]) for d in made) / max(len(made), 1)
-        lines.append(f"{method}: {len(made)}/{len(planned)} summaries within their allowance "
-                     f"(the others score zero), {attempts:.1f} attempt(s) on average")
+        tried = [c.details for c in planned if "hermes" in c.details]
+        made = sum(bool(d["valid"]) for d in tried)
+        kept = sum(c.messages is not None for c in planned)
+        attempts = sum(len(d["attempts"]) for d in tried) / max(len(tried), 1)
+        lines.append(f"{method}: {made}/{len(planned)} summaries within their allowance, "
+                     f"{kept}/{len(planned)} contexts valid (the others score zero), "
+                     f"{attempts:.1f} attempt(s) on average")
     return lines
 
 

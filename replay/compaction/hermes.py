@@ -18,15 +18,17 @@ Two settings (`Setting`):
   last (the first asks for the allowance) with a total word limit of 35% of that target (at least
   18 words) that lets nonessential sections go; the reply's native prefix is stripped with
   Hermes' helper, and a body longer than the allowance is asked again, without feedback. After
-  the third, H is invalid and scores zero (`OverBudget`): there is no fallback to the history.
+  the third, H is invalid (its details say why, `invalid`): it is the method's own failure, kept
+  as its summary, and scores zero (a POST fails with nothing continued, a probe context fails);
+  there is no fallback to the history.
 The native call sees the history without its system prompt and the original task as its focus
 topic. Deviations, said here so they are not mistaken for Hermes: the temporal-anchoring rule is
 left out (Hermes' own branch when the date does not resolve: prompts stay reproducible), no
 memory-provider context is given, Hermes' task grounding (`_ground_historical_task_snapshot`, which
 needs its conversation module) is not applied, and `<think>` blocks are stripped by replay's
 pattern (Hermes' helper lives in a module with heavy imports). Tokens are characters / 4, as
-Hermes estimates. Not checked here (the study's further validity rules): the per-task input
-ceiling and using fewer input tokens than Full.
+Hermes estimates. The study's further validity rules (the per-task input ceiling, fewer input
+tokens than Full) are the probe's to check (`replay.measures.probes.ceiling`).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from replay.compaction.sources import PromptText
-from replay.core.errors import HarnessError, InputError
+from replay.core.errors import InputError
 from replay.models.types import Message
 
 CARRIER = "Summary:"
@@ -55,10 +57,6 @@ SAFE = (ast.Constant, ast.JoinedStr, ast.FormattedValue, ast.Tuple, ast.Name, as
 
 class HermesCodeError(InputError):
     """The synced Hermes code lacks a piece this module reads by name."""
-
-
-class OverBudget(HarnessError):
-    """H did not fit its allowance within its attempts: it scores zero (no fallback)."""
 
 
 @dataclass(frozen=True)
@@ -227,11 +225,17 @@ class Result:
                                         or self.attempts[-1].tokens <= self.allowance)
 
     def details(self, chosen: Setting) -> dict[str, Any]:
-        """What a probe reports of H."""
-        return {"hermes": chosen.name, "evidence_tokens": self.evidence_tokens,
-                "allowance": self.allowance, "valid": self.valid,
-                "attempts": [{"target": a.target, "words": a.words, "tokens": a.tokens}
-                             for a in self.attempts]}
+        """What a probe reports of H; `invalid` says why an H over its allowance scores zero."""
+        found: dict[str, Any] = {
+            "hermes": chosen.name, "evidence_tokens": self.evidence_tokens,
+            "allowance": self.allowance, "valid": self.valid,
+            "attempts": [{"target": a.target, "words": a.words, "tokens": a.tokens}
+                         for a in self.attempts]}
+        if not self.valid:
+            found["invalid"] = (f"{chosen.name}: {self.attempts[-1].tokens} tokens after "
+                                f"{len(self.attempts)} attempts, over the allowance of "
+                                f"{self.allowance}")
+        return found
 
 
 def compact(code: HermesCode, history: list[Message], chosen: Setting,

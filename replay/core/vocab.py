@@ -64,6 +64,7 @@ class ExitReason(StrEnum):
     STEP_LIMIT = "step_limit"
     REFUSED = "refused"
     ERROR = "error"
+    INVALID_SUMMARY = "invalid_summary"  # the summary broke its method's rules: nothing ran
     IMPORTED = "imported"  # a trajectory made elsewhere: its own loop's reason is not known
 
 

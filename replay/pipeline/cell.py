@@ -15,6 +15,8 @@ A request the server refuses for its content is a result, not a fault: a refused
 request is kept in place of the summary and fails the POST (nothing to continue from); a refused
 agent request ends the continuation. Either marks the cell `refused`, is answered from the
 store next time, and never marks it `error`.
+A summary that breaks its method's own rules (the study's H over its allowance) is kept too,
+and fails the POST the same way, with nothing continued (exit `invalid_summary`); never `error`.
 
 A cell's tests run for at most its `test_timeout`; tests that ran into it fail the cell, which
 keeps the limit as `timed_out`, unless the limit is shorter than the validated tests took with
@@ -121,9 +123,9 @@ def run_cell(task: CellTask, settings: Settings, store: Store,
         if task.summarizer is not None:
             summarized = summary_of(task.summarizer, task.history, task.cell.seed_index, store,
                                     model)
-            if summarized.refused is not None:
-                return summarizer_refused(task.cell, summarized.key, summarized.refused,
-                                          time.monotonic() - started)
+            stopped = unusable(task.cell, summarized, time.monotonic() - started)
+            if stopped is not None:
+                return stopped
         stage = ""
         summary = None if summarized is None else summarized.summary
         messages = _start(task, settings, summary)
@@ -194,6 +196,21 @@ def summarizer_refused(cell: CellId, summary_id: str, why: str, seconds: float =
                       refused=f"summarizer request refused: {why}")
 
 
+def unusable(cell: CellId, summarized: Summarized, seconds: float = 0.0,
+             reused: bool = False) -> CellResult | None:
+    """A POST with nothing to continue from, which fails: its summarizer's request was
+    refused, or its summary breaks its method's own rules (`Summary.invalid`: the study's H over
+    its allowance scores zero, with no fallback). None when there is a summary to continue."""
+    if summarized.refused is not None:
+        return summarizer_refused(cell, summarized.key, summarized.refused, seconds, reused)
+    why = None if summarized.summary is None else summarized.summary.invalid
+    if why is None:
+        return None
+    return CellResult(cell, CellStatus.DONE, False, summary=summarized.key, reused=reused,
+                      diagnostics={**refused_diagnostics(ExitReason.INVALID_SUMMARY),
+                                   "summary_invalid": why}, seconds=seconds)
+
+
 def kept_result(task: CellTask, settings: Settings, store: Store) -> CellResult | None:
     """The cell's result from the store alone, when its summary (or the summarizer's refusal)
     and its continuation are kept."""
@@ -201,9 +218,11 @@ def kept_result(task: CellTask, settings: Settings, store: Store) -> CellResult 
     if task.summarizer is not None:
         summarized = kept_summarized(
             store, summary_key(task.summarizer, task.history, task.cell.seed_index))
-        if summarized is None or summarized.refused is not None:
-            return None if summarized is None else summarizer_refused(
-                task.cell, summarized.key, summarized.refused or "", reused=True)
+        if summarized is None:
+            return None
+        stopped = unusable(task.cell, summarized, reused=True)
+        if stopped is not None:
+            return stopped
     summary = None if summarized is None else summarized.summary
     continuation = kept_continuation(
         store, continuation_key(task.history, _start(task, settings, summary),

@@ -44,9 +44,10 @@ def diagnose(trace: Trace, history: list[Message], summary: Summary | None,
     return found
 
 
-def refused_diagnostics() -> dict[str, Any]:
-    """The diagnostics of a POST whose summarizer request was refused: nothing ran."""
-    return {"steps": 0, "actions": 0, "exit_reason": ExitReason.REFUSED, "repeated_reads": 0,
+def refused_diagnostics(exit_reason: ExitReason = ExitReason.REFUSED) -> dict[str, Any]:
+    """The diagnostics of a POST that ran nothing: its summarizer request was refused, or its
+    summary is invalid by its method's own rules (`ExitReason.INVALID_SUMMARY`)."""
+    return {"steps": 0, "actions": 0, "exit_reason": exit_reason, "repeated_reads": 0,
             "tests_run": 0, "files_edited": [], "input_tokens": 0, "output_tokens": 0,
             "cost": 0.0}
 

@@ -16,8 +16,9 @@ class Summary:
     from rather than a text. `requests` are the chat requests it sent
     (`replay.models.types.ChatRequest`), `calls` the cache keys of the model calls that made it
     (empty until the caller records them, in a copy). `details` holds `truncated` when a reply
-    was cut off by its output cap, and what a fused summary reports (units, lengths, budgets;
-    see `replay.compaction.fusion`).
+    was cut off by its output cap, what a fused summary reports (units, lengths, budgets; see
+    `replay.compaction.fusion`), and `invalid` when the summary breaks its method's own rules
+    (the study's H over its allowance after its attempts): such a summary scores zero.
     """
 
     summarizer: str
@@ -29,3 +30,10 @@ class Summary:
     cost: float = 0.0
     details: dict[str, Any] = field(default_factory=dict)
     calls: tuple[str, ...] = ()
+
+    @property
+    def invalid(self) -> str | None:
+        """Why the summary's own method rejects it (it scores zero: a POST fails with nothing
+        continued, a probe context fails), or None."""
+        why = self.details.get("invalid")
+        return str(why) if why else None

@@ -1,8 +1,8 @@
 """Hermes agent: its own compressor code builds one user message from the serialized history
 (`replay.compaction.hermes`), sent without tools, as Hermes sends none. Two settings share its
 synced prompt `hermes`: Hermes' own budget, and `hermes-h`, the study's budgeted H, whose summary
-scores zero when it does not fit its allowance in three attempts (`OverBudget`). Its carrier
-puts Hermes' SUMMARY_PREFIX before the body and its end marker after it."""
+is invalid (its details' `invalid`) and scores zero when it does not fit its allowance in three
+attempts. Its carrier puts Hermes' SUMMARY_PREFIX before the body and its end marker after it."""
 
 from __future__ import annotations
 
@@ -23,13 +23,10 @@ class Hermes:
         self.calls = setting.attempts
 
     def write(self, history: list[Message], prompt: PromptText, ask: Ask) -> Draft:
-        """Each attempt a fresh single-message request, without tools."""
+        """Each attempt a fresh single-message request, without tools; the last body is kept,
+        marked `invalid` when it is still over the allowance (the method's own failure)."""
         result = hermes.compact(hermes.load_code(prompt), history, self.setting,
                                 lambda text: ask([{"role": "user", "content": text}], tools=[]))
-        if not result.valid:
-            raise hermes.OverBudget(f"{self.name}: {result.attempts[-1].tokens} tokens after "
-                                    f"{len(result.attempts)} attempts, over the allowance of "
-                                    f"{result.allowance}")
         return Draft(hermes.carried(result.attempts[-1].body), result.details(self.setting))
 
     def finish(self, reply: str) -> str:

@@ -7,9 +7,9 @@ same contexts), brought back by the run's carrier. A summary written by a model 
 generation per sample index 0..G-1; Full, the mechanical baselines and fusions of them are
 deterministic and have one. Each probe is asked `answers` times in each context (sample indexes
 0..A-1) at temperature 0, as one more user message; it never reaches a summarizer or a judge.
-A summary or an answer that fails (a harness fault, or a request the server refused for its
-content: a summary refused, a history longer than the answering model's window) is kept as a
-failure that scores zero.
+A summary or an answer that fails (a harness fault, a request the server refused for its
+content: a summary refused, a history longer than the answering model's window, or a summary its
+own method rejects: H over its allowance) is kept as a failure that scores zero.
 """
 
 from __future__ import annotations
@@ -81,6 +81,7 @@ class Context:
     error: str | None = None
     summary: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    length: dict[str, Any] = field(default_factory=dict)  # see `probes.ceiling.measure`
 
 
 @dataclass
@@ -166,6 +167,9 @@ def _summary_context(inputs: Inputs, store: Store, clients: Callable[[ModelSpec]
         return context
     context.summary = summarized.key
     context.details = summary.details
+    if summary.invalid:  # the method's own failure (H over its allowance): zero, no fallback
+        context.error = f"summary: invalid: {summary.invalid}"
+        return context
     context.messages = post_messages(summary, task.history.messages,
                                      task.instance.problem_statement, TESTBED,
                                      inputs.carrier,

@@ -38,7 +38,7 @@ def to_json(about: dict[str, Any], rows: list[Row], scores: list[HistoryScore],
             "histories": [asdict(score) for score in scores],
             "contexts": [{"instance": c.instance_id, "method": c.method,
                           "generation": c.generation, "summary": c.summary, "error": c.error,
-                          "details": c.details} for c in contexts],
+                          "details": c.details, "length": c.length} for c in contexts],
             "failures": [answer_record(a) for a in answers if a.error is not None],
             "answers": [answer_record(a) for a in answers]}
 
