@@ -5,6 +5,7 @@ agent had settings, and every call of a mini-swe-agent history)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from replay.compaction.summarize import parse_summarizer
@@ -66,6 +67,11 @@ def test_every_call_of_a_sweep_with_agent_settings_is_listed_with_its_cost(
     table = cells.stdout[cells.stdout.index("model calls per cell"):]
     assert table.count("step 1") == 2 and table.count("summary") >= 1
     assert "not in the store" not in table and "kept before" not in table
+    # each call's seconds and output tokens per second, as the call cache timed it
+    assert all(call.latency is not None and call.latency > 0 for call in listed)
+    for call in listed:
+        figures = re.compile(rf"{call.latency:.2f} +│ {call.output_tokens / call.latency:.1f} ")
+        assert any(call.what in line and figures.search(line) for line in table.splitlines())
 
 
 def test_every_call_of_a_mini_swe_agent_cell_is_kept_with_it(tiny: Instance,

@@ -348,17 +348,26 @@ def cells_table(report: Report) -> Table:
 
 
 def calls_table(report: Report) -> Table:
-    """Every model call of every cell, in the order each cell made them, with its cost."""
+    """Every model call of every cell, in the order each cell made them, with its cost, its
+    seconds and the tokens it wrote per second (blank for a call whose time was not kept)."""
     table = Table(title="model calls per cell")
     width = max((len(cell.instance_id) for cell in report.calls), default=8)
     table.add_column("instance", no_wrap=True, min_width=width)
     for column in ("arm", "summarizer", "seed", "call", "model", "tokens in", "cached",
-                   "tokens out", "dollars"):
+                   "tokens out", "dollars", "seconds", "tok/s out"):
         table.add_column(column, overflow="fold")
     for cell in sorted(report.calls):
         for call in report.calls[cell]:
             shown = ((call.model, call.input_tokens, call.cached_tokens, call.output_tokens,
-                      f"{call.cost:.4f}") if call.found else (call.note, "", "", "", ""))
+                      f"{call.cost:.4f}", *_speed(call.latency, call.output_tokens))
+                     if call.found else (call.note, "", "", "", "", "", ""))
             table.add_row(*_texts(cell.instance_id, cell.arm, cell.summarizer,
                                   cell.seed_index, call.what, *shown))
     return table
+
+
+def _speed(seconds: float | None, output_tokens: int) -> tuple[str, str]:
+    """A call's seconds and output tokens per second, as the calls table prints them."""
+    if seconds is None:
+        return "", ""
+    return f"{seconds:.2f}", f"{output_tokens / seconds:.1f}" if seconds > 0 else ""
