@@ -203,10 +203,10 @@ def test_a_cell_page_shows_summary_traces_tests_and_calls(view_store: Path) -> N
     assert "not recorded" in calls  # latency: this row was stored before calls were timed
     # PRE step 2 and the summary's two calls were never cached: shown, not left out
     assert len(re.findall(r"<td>(?:PRE</td><td>step 2|POST</td><td>summary [12]/2)</td>\s*"
-                          r"<td colspan=\"7\" class=\"note\">not in the store&#39;s model calls",
+                          r"<td colspan=\"8\" class=\"note\">not in the store&#39;s model calls",
                           calls)) == 3
     # POST's steps were kept before their calls were recorded with them: shown as such
-    assert len(re.findall(r"<td>POST</td><td>step [12]</td>\s*<td colspan=\"7\" "
+    assert len(re.findall(r"<td>POST</td><td>step [12]</td>\s*<td colspan=\"8\" "
                           r"class=\"note\">kept before its calls were recorded with it",
                           calls)) == 2
     seeds = html[html.index('class="seeds"'):]
