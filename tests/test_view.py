@@ -209,6 +209,11 @@ def test_a_cell_page_shows_summary_traces_tests_and_calls(view_store: Path) -> N
     assert len(re.findall(r"<td>POST</td><td>step [12]</td>\s*<td colspan=\"8\" "
                           r"class=\"note\">kept before its calls were recorded with it",
                           calls)) == 2
+    table = calls[:calls.index("</table>")]
+    width = table[:table.index("</thead>")].count("<th>")
+    total = table[table.index("<tfoot>"):]
+    assert width == 10 and sum(int(n) for n in re.findall(r'colspan="(\d+)"', total)) + (
+        total.count("<td>") + total.count("<th>")) == width  # the total row spans the table
     seeds = html[html.index('class="seeds"'):]
     assert f'<a href="{page_name("one", "m:codex", 1).split("/")[1]}">1</a>' in seeds
 
