@@ -19,7 +19,6 @@ kept messages, then what the agent keeps (a message of the opening is not repeat
 from __future__ import annotations
 
 from replay.agent import dialects
-from replay.agent.dialects.base import Opening
 from replay.agent.loop import load_prompt
 from replay.compaction import agents
 from replay.compaction.sources import PromptText
@@ -36,20 +35,6 @@ def compacted(summary: str) -> str:
     return load_prompt("compacted").format(summary=summary)
 
 
-def summary_only(opening: Opening, summary: str) -> list[Message]:
-    """The summary-only carrier: the opening's instructions and the summary's hand-over."""
-    handover = compacted(summary)
-    content = handover if opening.task is None else f"{opening.task}\n{handover}"
-    return [*opening.kept, {"role": "user", "content": content}]
-
-
-def native(opening: Opening, summary: str, history: list[Message],
-           prompt: PromptText) -> list[Message]:
-    """The native carrier of `prompt`'s agent after the opening's instructions."""
-    kept = agents.agent(prompt.name).native(summary, history, prompt)
-    return [*opening.kept, *(message for message in kept if message not in opening.kept)]
-
-
 def post_messages(summary: Summary, history: list[Message], problem_statement: str,
                   workdir: str, carrier: str = Carrier.SUMMARY_ONLY,
                   prompt: PromptText | None = None,
@@ -60,7 +45,10 @@ def post_messages(summary: Summary, history: list[Message], problem_statement: s
         raise InputError(f"unknown carrier {carrier!r}: use {' or '.join(CARRIERS)}")
     if summary.messages is not None:
         return summary.messages
+    kept, handover = None, None
+    if carrier == Carrier.NATIVE and prompt is not None:
+        kept = agents.agent(prompt.name).native(summary.text, history, prompt)
+    else:
+        handover = compacted(summary.text)
     opening = dialects.dialect(dialect).opening(history, problem_statement, workdir)
-    if carrier == Carrier.SUMMARY_ONLY or prompt is None:
-        return summary_only(opening, summary.text)
-    return native(opening, summary.text, history, prompt)
+    return opening.before(kept) if handover is None else opening.handing_over(handover)

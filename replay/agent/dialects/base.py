@@ -19,6 +19,17 @@ class Opening:
     kept: list[Message]
     task: str | None = None
 
+    def handing_over(self, handover: str) -> list[Message]:
+        """The kept messages and a summary's `handover`, joined to the task message when the
+        opening has one, else a user message of its own (the summary-only carrier)."""
+        content = handover if self.task is None else f"{self.task}\n{handover}"
+        return [*self.kept, {"role": "user", "content": content}]
+
+    def before(self, messages: list[Message]) -> list[Message]:
+        """The kept messages, then `messages` (what a native carrier keeps) without the ones
+        the opening already holds."""
+        return [*self.kept, *(message for message in messages if message not in self.kept)]
+
 
 class Dialect(Protocol):
     """One action format of the agent."""
