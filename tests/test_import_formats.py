@@ -123,3 +123,33 @@ def test_outputs_compare_without_trailing_space_or_durations() -> None:
     assert compare(Expected("a\nb"), "a", None).describe().startswith("output is shorter")
     assert compare(Expected("ab", 0, "yz"), "ab\n...\nyz", 0) is None
     assert compare(Expected(None), "anything", 1) is None
+
+
+# The head of `ls -la` in /testbed as psf__requests-5414's recorded trajectory (the SWE-bench
+# image, ext4) printed it, and as replay's environment (an overlay on tmpfs) lists the same tree.
+RECORDED_LS = """total 156
+drwxrwxrwx 1 root root  4096 Oct 24  2024 .
+drwxr-xr-x 1 root root  4096 Nov 18 23:45 ..
+-rw-r--r-- 1 root root    32 Oct 24  2024 .coveragerc
+drwxrwxrwx 8 root root  4096 Oct 24  2024 .git
+-rw-r--r-- 1 root root 52203 Oct 24  2024 HISTORY.md"""
+EXECUTED_LS = """total 144
+drwxr-xr-x 1 root root   40 Dec  2 06:20 .
+drwxr-xr-x 1 root root 4096 Dec  2 06:20 ..
+-rw-r--r-- 1 root root   32 Dec  2 06:20 .coveragerc
+drwxr-xr-x 8 root root  220 Dec  2 06:20 .git
+-rw-r--r-- 1 root root 52203 Dec  2 06:20 HISTORY.md"""
+
+
+def test_an_ls_listing_differs_benignly_in_what_the_file_system_decides() -> None:
+    """Dates, column widths, the blocks total and folders' modes and sizes are the file
+    system's; a file's size or mode, or a missing entry, is the tree's."""
+    found = compare(Expected(RECORDED_LS), EXECUTED_LS, None, "ls -la")
+    assert found is not None and set(found.benign) == {"ls dates", "ls folder entries",
+                                                       "ls totals"}
+    bigger = EXECUTED_LS.replace("   32 Dec", "   33 Dec")
+    assert compare(Expected(RECORDED_LS), bigger, None, "ls -la").benign == ()
+    executable = EXECUTED_LS.replace("-rw-r--r-- 1 root root   32", "-rwxr-xr-x 1 root root   32")
+    assert compare(Expected(RECORDED_LS), executable, None, "ls -la").benign == ()
+    fewer = "\n".join(line for line in EXECUTED_LS.splitlines() if not line.endswith(".git"))
+    assert compare(Expected(RECORDED_LS), fewer, None, "ls -la").benign == ()

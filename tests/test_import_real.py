@@ -7,6 +7,7 @@ gated on REPLAY_REPO_MIRRORS, the rest runs everywhere."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -187,5 +188,10 @@ def test_a_real_mini_swe_agent_trajectory_imports_with_only_benign_divergences_a
                       str(_requests_mirror()))
     assert done.returncode == 0, done.stdout + done.stderr
     output = " ".join(done.stdout.split())
-    assert "diverged step 1: `ls -la`: benign (ls dates" in output or \
-        "diverged step 1" not in output
+    # Step 1 lists /testbed. What the file system decides (dates, widths, folder modes and
+    # sizes, the blocks total) is benign; the one real difference is the `build` folder the
+    # SWE-bench image's install left there (ignored by git, so no mirror has it).
+    step_1 = re.search(r"diverged step 1: `ls -la`: (.*?) diverged step 2", output)
+    assert step_1 is None or step_1[1].startswith("benign (") or re.fullmatch(
+        r"output differs at line \d+, column \d+: recorded '.*<date> build', got '.*'",
+        step_1[1]), output

@@ -1,12 +1,13 @@
 """How an executed output differs from the recorded one: not at all, benignly, or really.
 
-A benign difference comes from where or when the command ran, not from what the repository
-holds: git's short hashes (their length depends on the object count), interpreter and
-site-packages paths, Python versions, timestamps and `ls -l` dates and owners, the order of
-lines of `grep -r` or `find` (directory order), random nonces (temporary names, memory
-addresses, uuids). Each kind is a mask; outputs equal once masked differ benignly, and the
-kinds that made them equal are named. Anything else is real, reported at the first line that
-really differs, with the column where it departs, so two lines with the same start are told apart.
+A benign difference comes from where or when the command ran, not from what the repository holds:
+git's short hashes (their length depends on the object count), interpreter and site-packages paths,
+Python versions, timestamps, `ls -l` dates, owners and column widths, its `total` line (blocks
+allocated) and its folders' modes, link counts and sizes (the file system's: git records none of
+them), the order of lines of `grep -r` or `find` (directory order), random nonces (temporary names,
+memory addresses, uuids). Each kind is a mask; outputs equal once masked differ benignly, and the
+kinds that made them equal are named. Anything else is real, reported at the first line that really
+differs, with the column where it departs, so two lines with the same start are told apart.
 """
 
 from __future__ import annotations
@@ -25,8 +26,13 @@ _MASKS: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("interpreter paths", re.compile(r"\b(?:Python|python|CPython) ?\d+\.\d+(?:\.\d+)?\+?"),
      "<python>"),
     ("ls dates", re.compile(
-        rf"^([-dlcbps][-rwxsStT.+@]{{9,10}}\s+\d+)\s+\S+\s+\S+(\s+[\d,]+)\s+{_MONTH}\s+"
-        r"\d{1,2}\s+(?:\d{1,2}:\d{2}|\d{4})", re.M), r"\1 <owner>\2 <date>"),
+        rf"^([-dlcbps][-rwxsStT.+@]{{9,10}})\s+(\d+)\s+\S+\s+\S+\s+([\d,]+)\s+{_MONTH}\s+"
+        r"\d{1,2}\s+(?:\d{1,2}:\d{2}|\d{4})", re.M), r"\1 \2 <owner> \3 <date>"),
+    # a folder's mode, link count and size are the file system's: git records none of them
+    ("ls folder entries", re.compile(
+        r"^d[-rwxsStT.+@]{9,10} \d+ <owner> [\d,]+ <date>", re.M),
+     "d<mode> <links> <owner> <size> <date>"),
+    ("ls totals", re.compile(r"^total \d+(?:\.\d+)?[KMG]?$", re.M), "total <blocks>"),
     ("timestamps", re.compile(
         r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"),
      "<time>"),
