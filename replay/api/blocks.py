@@ -16,6 +16,7 @@ from pathlib import Path
 
 from replay.agent.loop import AgentConfig, run_agent
 from replay.agent.tools import TOOLS
+from replay.compaction.anchors import ERROR_TYPE, PATH_PATTERN, TEST_ID_PATTERN, URL_PATTERN
 from replay.compaction.sources import PromptText
 from replay.core.errors import HarnessError, InputError
 from replay.core.paths import instances_dir
@@ -41,13 +42,7 @@ from replay.histories.records import (
 from replay.instances.records import Instance, load_dataset, load_instance_dir, select
 from replay.judge.validate import apply_patch, validate_instance
 from replay.measures.chains import score_session
-from replay.measures.details import (
-    ERROR_TYPE,
-    PATH_PATTERN,
-    TEST_ID_PATTERN,
-    URL_PATTERN,
-    serialize,
-)
+from replay.measures.details import serialize
 from replay.measures.probes.files import PROBES_FILE, ProbeSet, evidence_problems
 from replay.measures.retention import FUTURE_PAYLOADS, MAX_CHARS, Limits
 from replay.measures.runs import LATER_FILE

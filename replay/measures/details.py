@@ -26,9 +26,10 @@ redact them, so a reference never holds one.
 
 Values of a kind come in order of first sight, except numbers: those written with a unit word
 come first, then those glued to their unit. What spans tokens or starts a line (errors, `$`
-commands, numbers with a unit word, secrets after their key) is found on the whole text; the
-rest is found on the distinct whitespace-separated tokens, which is the same answer for values
-without whitespace, read once each.
+commands, numbers with a unit word, secrets after their key) is found on the whole text
+(`replay.measures.lines`, `replay.measures.secrets`); the rest is found on the distinct
+whitespace-separated tokens, which is the same answer for values without whitespace, read once
+each, and what a token's matches stand for is judged once per session (`Reading`).
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from replay.compaction.anchors import (
-    ERROR_TYPE,
     EXTENSIONS,
     PATH_PATTERN,
     TEST_ID_PATTERN,
@@ -51,6 +51,15 @@ from replay.compaction.anchors import (
     shell_command,
 )
 from replay.compaction.transcript import call_arguments, message_text, tool_calls
+from replay.measures.lines import (
+    ERROR_ENDS,
+    ERROR_TYPE_PATTERN,
+    UNITS,
+    commands,
+    counted_numbers,
+    errors,
+    without_tool_lines,
+)
 from replay.measures.noise import noise_rule, strip_harness
 from replay.measures.secrets import TRAILING, find_secrets
 from replay.models.types import Message
@@ -61,8 +70,6 @@ TITLES = {"path": "paths", "test_id": "test ids", "url": "URLs", "host": "hosts 
           "error_type": "error types", "error_message": "error messages", "command": "commands",
           "version": "versions", "hash": "hashes", "number": "numbers with units",
           "identifier": "identifiers"}
-VALUE_CAP = 200  # error messages and commands longer than this keep their first 200 characters
-
 _HOST = (
     r"\[[0-9a-fA-F:]+\]:\d{1,5}"
     r"|(?<![\w.@-])(?:localhost|(?:\d{1,3}\.){3}\d{1,3}"
@@ -77,8 +84,6 @@ _HASH = (
     r"(?<![\w-])(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
     r"|(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64})(?![\w-])"
 )
-_UNITS = (r"(?:ms|s|sec|secs|seconds|min|minutes|h|hours|[KMGT]i?B|bytes|px|tokens|lines|files"
-          r"|tests|passed|failed|errors|skipped|warnings|items)\b")
 _IDENTIFIER = (
     r"(?<![\w.\\])(?!(?<=\*)_)(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z]\w*_\w*|_+[A-Za-z]\w*"
     r"|[a-z]\w*[A-Z]\w*|[A-Z]+[a-z]\w*[A-Z]\w*|[A-Z]{2,}[a-z]\w*|[A-Za-z]\w*(?=\((?![-+]\))))"
@@ -89,46 +94,39 @@ TOKEN_KINDS = (
     ("url", URL_PATTERN.pattern), ("test_id", TEST_ID_PATTERN.pattern), ("host", _HOST),
     ("path", f"(?<!<)(?:{PATH_PATTERN.pattern})"),  # not the `/tag` of a closing `</tag>`
     ("version", _VERSION), ("hash", _HASH),
-    ("number", rf"(?<![\w.])\d+(?:\.\d+)?(?:%(?!\])|{_UNITS})"),  # not pytest's `[ 42%]`
+    ("number", rf"(?<![\w.])\d+(?:\.\d+)?(?:%(?!\])|{UNITS})"),  # not pytest's `[ 42%]`
     ("identifier", _IDENTIFIER))
-# Found on the whole text: what spans tokens or needs the start of a line.
-_ERROR_END = re.compile(r"(Error|Exception|Warning|Failure|Fault|Exit|Interrupt)\b"
-                        r"(?::[ \t]*([^\n]*))?")
-_ERROR_TYPE = re.compile(ERROR_TYPE)
-_PYTEST_E = re.compile(r"^E {2,}(\S[^\n]*)", re.MULTILINE)
-# The unit word of `16 passed`, `512 MB`: the space opens the pattern, so the regex engine scans
-# for it quickly, and the look-behind drops a space after anything but a number at once.
-_COUNTED = re.compile(r" (?<=[\d.] )" + _UNITS)
 _KEYWORDS = frozenset({"if", "for", "while", "return", "and", "or", "not", "in", "is", "print",
                        "with", "elif", "else", "lambda", "yield", "assert", "raise", "import",
                        "from", "as", "function", "new", "typeof", "switch", "catch", "def"})
 _EDGES = ".,;:!?'\"`()[]{}<>"
-_WORD_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_."
 _HEX_WORD = re.compile(r"[0-9a-f]{7,64}")
 _DIGIT = re.compile(r"\d")
 _HOST_HINT = re.compile(r"\.(?:com|org|net|io|dev|ai|app|cloud|local|internal|edu|gov|co)\b")
-_PATH_HINT = re.compile(rf"\w\.(?:{EXTENSIONS})(?!\w)")
+_PATH_HINT = re.compile(rf"\.(?<=\w\.)(?:{EXTENSIONS})(?!\w)")  # the dot first: scanned for
 _SHORT_PART = re.compile(r"(?:^|\.)\w(?:\.|$)")  # `e.g`: a one-letter part is no name
-_ERROR_ENDS = ("Error", "Exception", "Warning", "Failure", "Fault", "Exit", "Interrupt")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 _HOST_NAME = re.compile(_HOST)
-# Blob ids of a diff's `index` line; a tool's banner version and build id (`tsup v8.3.5` ending a
-# line, `bun install v1.3.13 (bf2e2cec)`, `Bun v1.3.13 (Linux x64)`): the tool's, not the work's.
-# Both patterns open with a literal, which the regex engine scans for quickly.
-_INDEX_LINE = re.compile(r"\nindex [0-9a-f]{7,}\.\.[0-9a-f]{7,}(?: \d+)?(?=\n|$)")
-_BANNER = re.compile(r" v\d+\.\d+\.\d+(?: \([\w ]+\))?(?=\n|$)")
 _GLOB = re.compile(r"\*[/._-]|/\*")  # a glob's star, not markdown's `**bold**`
 
 
 @dataclass
 class Reading:
     """What the texts of one session have shown so far, so that a token or a value met in
-    several of them is judged once: each token's (kind, value) pairs, and each value's noise
-    rule (`noise_rule`, with `project`, the working directory's `project_names`)."""
+    several of them is judged once: each token's (kind, match) pairs, the detail each pair
+    stands for, and each value's noise rule (`noise_rule`, with `project`, the working
+    directory's `project_names`)."""
 
     project: frozenset[str] = frozenset()
     tokens: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     rules: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    details: dict[tuple[str, str], tuple[str, str] | None] = field(default_factory=dict)
+
+    def detail(self, pair: tuple[str, str]) -> tuple[str, str] | None:
+        """The detail a token pattern's (kind, match) stands for (`_detail`)."""
+        if pair not in self.details:
+            self.details[pair] = _detail(*pair)
+        return self.details[pair]
 
     def rule(self, kind: str, value: str) -> str | None:
         """The noise rule `value`, found as `kind`, breaks (None: a detail)."""
@@ -163,31 +161,20 @@ def find_details(text: str, reading: Reading | None = None) -> Details:
     """The details of `text` (see the module docstring). `reading`, shared by the texts of one
     session, holds its working directory's `project_names` (noise, `replay.measures.noise`) and
     what its other texts showed: they share most tokens, and each is then read once."""
-    text = _without_tool_lines(text)
+    text = without_tool_lines(text)
     found = Details(reading=reading or Reading())
     found.secrets = find_secrets(text)
-    _find_errors(found, text)
-    for command in _commands(text):
+    for kind, value in errors(text):
+        found.add(kind, value)
+    for command in commands(text):
         found.add("command", command)
     for number in counted_numbers(text):
         found.add("number", number)
-    for kind, value in _token_details(dict.fromkeys(text.split()), found.reading.tokens):
-        _dispatch(found, kind, value)
+    for pair in _token_details(dict.fromkeys(text.split()), found.reading.tokens):
+        detail = found.reading.detail(pair)
+        if detail:
+            found.add(*detail)
     return found
-
-
-def _without_tool_lines(text: str) -> str:
-    """`text` with diff index lines and tool banners' versions blanked (see `_BANNER`)."""
-    spans = [match.span() for match in _INDEX_LINE.finditer(text)]
-    spans += [match.span() for match in _BANNER.finditer(text)
-              if match.start() > 0 and text[match.start() - 1].isalpha()]
-    if not spans:
-        return text
-    pieces, last = [], 0
-    for start, end in sorted(spans):
-        pieces.append(text[last:start])
-        last = max(last, end)
-    return " ".join([*pieces, text[last:]])
 
 
 def _token_details(tokens: Collection[str],
@@ -249,104 +236,32 @@ def _single_name(token: str, core: str) -> str | None:
     if not core.isidentifier() or _HEX_WORD.fullmatch(core):
         return None
     if "_" in core or _CAMEL.search(core):
-        return "" if core.strip("_") == "" or _ERROR_TYPE.fullmatch(core) else core
+        return "" if core.strip("_") == "" or ERROR_TYPE_PATTERN.fullmatch(core) else core
     if "(" in token and core not in _KEYWORDS and len(core) > 1 and f"{core}(" in token and (
             f"{core}(+)" not in token and f"{core}(-)" not in token):  # git's `3 insertions(+)`
         return core
     return ""
 
 
-def _commands(text: str) -> list[str]:
-    """The `$ command` lines of a text, found with `str.find`."""
-    commands = []
-    begin = 2 if text.startswith("$ ") else _after(text.find("\n$ "))
-    while begin >= 0:
-        end = text.find("\n", begin)
-        commands.append(_cap(text[begin:len(text) if end < 0 else end].strip()))
-        begin = _after(text.find("\n$ ", begin)) if end >= 0 else -1
-    return commands
-
-
-def _after(newline: int) -> int:
-    """Where a command starts after a `\n$ ` found at `newline` (-1: none found)."""
-    return newline + 3 if newline >= 0 else -1
-
-
-def counted_numbers(text: str) -> list[str]:
-    """Numbers followed by a unit word, `16 passed`, in order of sight."""
-    numbers = []
-    for match in _COUNTED.finditer(text):
-        before = text[max(match.start() - 24, 0):match.start()]
-        digits = len(before) - len(before.rstrip("0123456789."))
-        number = before[len(before) - digits:].lstrip(".")
-        head = before[:len(before) - digits]
-        if number and number[0].isdigit() and not (head and head[-1] in _WORD_CHARS):
-            numbers.append(number + match.group())
-    return numbers
-
-
-def _find_errors(found: Details, text: str) -> None:
-    """Error types with the rest of their line, and pytest's `E   ` lines."""
-    seen: set[str] = set()
-    for match in _error_ends(text):
-        before = text[max(match.start() - 120, 0):match.start()]
-        line = before[before.rfind("\n") + 1:] + match.group()
-        if line in seen:
-            continue
-        seen.add(line)
-        start = match.start() - (len(before) - len(before.rstrip(_WORD_CHARS)))
-        error = _ERROR_TYPE.fullmatch(text, start, match.end(1))
-        if error is None:
-            continue
-        found.add("error_type", error.group())
-        if match.group(2):
-            found.add("error_message", _cap(f"{error.group()}: {match.group(2).rstrip()}"))
-    start = 0 if text.startswith("E  ") else _line_start(text.find("\nE  "))
-    while start >= 0:  # each line opening with `E  `, found with `str.find`
-        match = _PYTEST_E.match(text, start)
-        if match:
-            found.add("error_message", _cap(match.group(1).rstrip()))
-        start = _line_start(text.find("\nE  ", start))
-
-
-def _line_start(newline: int) -> int:
-    """Where a line starts after a newline found at `newline` (-1: none found)."""
-    return newline + 1 if newline >= 0 else -1
-
-
-def _error_ends(text: str) -> list[re.Match[str]]:
-    """The matches of `_ERROR_END` that `finditer` gives, found faster: each ending word is
-    found with `str.find`, and the pattern tried there, left to right, none inside another."""
-    starts: list[int] = []
-    for word in _ERROR_ENDS:
-        start = text.find(word)
-        while start >= 0:
-            starts.append(start)
-            start = text.find(word, start + 1)
-    matches, end = [], 0
-    for start in sorted(starts):
-        match = _ERROR_END.match(text, start) if start >= end else None
-        if match:
-            matches.append(match)
-            end = match.end()
-    return matches
-
-
-def _dispatch(found: Details, kind: str, value: str) -> None:
+def _detail(kind: str, value: str) -> tuple[str, str] | None:
+    """The detail a pattern's match stands for (None: none): a name that is a host, a keyword,
+    a dotted name with a one-letter part or an error type is no identifier; URLs, paths and
+    test ids lose the punctuation that ends a sentence."""
     if kind == "identifier":
-        if _HOST_NAME.fullmatch(value):
-            return  # `github.com`, `entire.io`: a host or module prefix, not a name in code
-        if value not in _KEYWORDS and not ("." in value and _SHORT_PART.search(value)) and not (
-                value.endswith(_ERROR_ENDS) and _ERROR_TYPE.fullmatch(value)):
-            found.add("identifier", value)
-    elif kind == "url":
-        found.add("url", value.rstrip(TRAILING))  # its host is part of it, not a second detail
-    elif kind == "path":
-        _add_path(found, value.rstrip(TRAILING))
-    elif kind == "test_id":
-        found.add(kind, _balanced(value.rstrip(TRAILING.replace("]", ""))))
-    else:
-        found.add(kind, value)
+        if ("." in value or "localhost" in value) and _HOST_NAME.fullmatch(value):
+            return None  # `github.com`, `entire.io`: a host or module prefix, not a name in code
+        if value in _KEYWORDS or ("." in value and _SHORT_PART.search(value)) or (
+                value.endswith(ERROR_ENDS) and ERROR_TYPE_PATTERN.fullmatch(value)):
+            return None
+        return kind, value
+    if kind == "url":
+        return kind, value.rstrip(TRAILING)  # its host is part of it, not a second detail
+    if kind == "path":
+        value = value.rstrip(TRAILING)
+        return (kind, value) if _is_path(value) else None
+    if kind == "test_id":
+        return kind, _balanced(value.rstrip(TRAILING.replace("]", "")))
+    return kind, value
 
 
 def _balanced(value: str) -> str:
@@ -356,16 +271,11 @@ def _balanced(value: str) -> str:
     return value
 
 
-def _add_path(found: Details, value: str) -> None:
-    """A path with a letter, rooted, relative or with an extension (not `and/or`)."""
+def _is_path(value: str) -> bool:
+    """A path has a letter and is rooted, relative or has an extension (not `and/or`)."""
     if not any(char.isalpha() for char in value) or not value.strip("/"):
-        return
-    if value.startswith(("/", "~", "./", "../")) or value.count("/") >= 2 or "." in value:
-        found.add("path", value)
-
-
-def _cap(text: str) -> str:
-    return text if len(text) <= VALUE_CAP else text[:VALUE_CAP].rstrip()
+        return False
+    return value.startswith(("/", "~", "./", "../")) or value.count("/") >= 2 or "." in value
 
 
 def message_payload(message: Message) -> str:
