@@ -123,8 +123,25 @@ def pending_files(paths: Iterable[str], summary: str) -> list[str]:
     """Basenames of `paths` that a governed unit of the summary names as a file to edit."""
     names = {posixpath.basename(path.rstrip("/")) for path in paths} - {""}
     units = [unit for unit in governed_units(summary) if governs_an_edit(unit)]
-    return sorted(name for name in names if any(
-        re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", unit) for unit in units))
+    return sorted(name for name in names if any(_names(unit, name) for unit in units))
+
+
+def _names(unit: str, name: str) -> bool:
+    """Whether `unit` holds `name` with no word character, dot or dash before it and no word
+    character or dash after it (found with `str.find`: no pattern is compiled per name)."""
+    start = unit.find(name)
+    while start >= 0:
+        end = start + len(name)
+        if not (start and _joins(unit[start - 1], ".-")) and not (
+                end < len(unit) and _joins(unit[end], "-")):
+            return True
+        start = unit.find(name, start + 1)
+    return False
+
+
+def _joins(char: str, marks: str) -> bool:
+    """Whether `char` joins a name it touches: a word character or one of `marks`."""
+    return char.isalnum() or char == "_" or char in marks
 
 
 def disorder(before: Sequence[Message], after: Sequence[Message], summary: str,

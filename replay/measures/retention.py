@@ -181,7 +181,8 @@ def written_files(messages: Sequence[Message]) -> list[str]:
                 paths.update(dict.fromkeys(str(arguments[key]) for key in _PATH_KEYS
                                            if isinstance(arguments.get(key), str)))
             for text in argument_strings(arguments):
-                paths.update(dict.fromkeys(_PATCH_FILE.findall(text)))
+                if "*** " in text:  # a patch's header: tried only where one can be
+                    paths.update(dict.fromkeys(_PATCH_FILE.findall(text)))
             command = shell_command(arguments)
             if command:
                 paths.update(dict.fromkeys(path for path in _REDIRECT.findall(command)
