@@ -91,9 +91,11 @@ _TIMING = re.compile(r"\d+\.\d+ ?(?:ms|s|sec|secs|seconds|min|minutes)")
 _ROUTINE = re.compile(r"git (?:status|log|diff|show|branch|remote|fetch|stash list)"
                       r"(?: (?:-[\w-]+(?:=\S+)?|\d+|HEAD|main|master|origin|2>&1|\|"
                       r"|[\w~^-]+\.\.\.?[\w~^-]+)| head -\d+)*")
-_BOILERPLATE_HINTS = ("claude", "codex", "anthropic", "co-authored", "chatgpt", "redacted")
+# A word every boilerplate form holds, looked for in the lowercased value before the pattern.
+_BOILERPLATE_HINT = re.compile("claude|codex|anthropic|co-authored|chatgpt|redacted")
 _SLASHED = re.compile(r"/[\w.-]+/?")
 _COMMIT = re.compile(r"(\w+)(?:\([\w./-]*\))?!?:?")
+_COMMIT_STARTS = tuple(COMMIT_TYPES)  # a commit type opens the lowercased value
 
 
 def project_names(roots: Iterable[str]) -> frozenset[str]:
@@ -109,7 +111,7 @@ def noise_rule(kind: str, value: str, project: frozenset[str] = frozenset()) -> 
     lowered = value.lower()
     if lowered in project:
         return "project_name"
-    if any(hint in lowered for hint in _BOILERPLATE_HINTS) and _BOILERPLATE.search(value):
+    if _BOILERPLATE_HINT.search(lowered) and _BOILERPLATE.search(value):
         return "boilerplate"
     if kind == "number":
         return "timing" if _TIMING.fullmatch(value) else None
@@ -123,7 +125,7 @@ def noise_rule(kind: str, value: str, project: frozenset[str] = frozenset()) -> 
             _SLASHED.fullmatch(value)):
         return "slash_command"
     name = value[:-1] if value.endswith("(") else value
-    if len(name) <= 16 and _COMMIT.fullmatch(name) and (
+    if len(name) <= 16 and lowered.startswith(_COMMIT_STARTS) and _COMMIT.fullmatch(name) and (
             name.split("(")[0].rstrip("!:").lower() in COMMIT_TYPES):
         return "commit_type"
     if not name.replace(".", "_").isidentifier():
