@@ -48,8 +48,9 @@ def test_completeness_of_the_real_sessions(report: ChainReport) -> None:
 def test_per_position_figures(report: ChainReport) -> None:
     assert [(m.position, m.n, m.empty) for m in report.future] == [(1, 2, 1), (2, 2, 1),
                                                                    (3, 1, 1)]
-    assert [round(m.mean, 3) for m in report.future] == [0.408, 0.222, 0.261]
-    assert [round(m.mean, 3) for m in report.recurring] == [0.473, 0.466, 0.348]  # no /dev/null
+    # cipher-box: imported names, builtin members and called names are no details
+    assert [round(m.mean, 3) for m in report.future] == [0.433, 0.222, 0.261]
+    assert [round(m.mean, 3) for m in report.recurring] == [0.466, 0.452, 0.348]  # no /dev/null
     assert report.unreadable == 3
     # no finished file shown as pending: the rule this replaced flagged 3 of 5 here, all false
     assert (report.disorder_flagged, report.disorder_checked) == (0, 5)

@@ -32,7 +32,7 @@ from replay.measures.baseline import BUDGETED, FULL, MethodScore, baseline_texts
 from replay.measures.details import Reading, find_details, message_payload
 from replay.measures.disorder import disorder
 from replay.measures.matching import PathForms
-from replay.measures.noise import project_names
+from replay.measures.noise import imported_names, project_names
 from replay.measures.retention import (
     FUTURE_PAYLOADS,
     Limits,
@@ -104,7 +104,8 @@ def score_session(session: Session, limits: Limits, baseline: bool = False,
     payloads = [message_payload(message) for message in session.messages]
     boundaries = session.compactions
     written: list[str] = []
-    reading = Reading(project_names([session.cwd]))  # shared by the session's texts
+    project = project_names([session.cwd])
+    reading = Reading(project, imported_names("\n".join(payloads), project))  # shared by all texts
     for position, compaction in enumerate(boundaries, start=1):
         start = boundaries[position - 2].index if position > 1 else 0
         stop = boundaries[position].index if position < len(boundaries) else len(payloads)

@@ -92,7 +92,8 @@ _IDENTIFIER = (
 # a token is only tried with the kinds it can hold (`_kinds_for`), which gives the same matches.
 TOKEN_KINDS = (
     ("url", URL_PATTERN.pattern), ("test_id", TEST_ID_PATTERN.pattern), ("host", _HOST),
-    ("path", f"(?<!<)(?:{PATH_PATTERN.pattern})"),  # not the `/tag` of a closing `</tag>`
+    # not the `/tag` of a closing `</tag>`, nor a called name (`response.json()`, `console.log(`)
+    ("path", rf"(?<!<)(?:{PATH_PATTERN.pattern})(?![\w.@+-]*\()"),
     ("version", _VERSION), ("hash", _HASH),
     ("number", rf"(?<![\w.])\d+(?:\.\d+)?(?:%(?!\])|{UNITS})"),  # not pytest's `[ 42%]`
     ("identifier", _IDENTIFIER))
@@ -118,6 +119,7 @@ class Reading:
     directory's `project_names`)."""
 
     project: frozenset[str] = frozenset()
+    imported: frozenset[str] = frozenset()
     tokens: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     rules: dict[tuple[str, str], str | None] = field(default_factory=dict)
     details: dict[tuple[str, str], tuple[str, str] | None] = field(default_factory=dict)
@@ -132,7 +134,7 @@ class Reading:
         """The noise rule `value`, found as `kind`, breaks (None: a detail)."""
         key = (kind, value)
         if key not in self.rules:
-            self.rules[key] = noise_rule(kind, value, self.project)
+            self.rules[key] = noise_rule(kind, value, self.project, self.imported)
         return self.rules[key]
 
 

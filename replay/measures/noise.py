@@ -28,6 +28,8 @@ RULES = {
                    "reader could look up",
     "keyword": "a keyword or builtin type of a programming language (`func`, `const`, `str`) "
                "is the language's vocabulary, not the work's",
+    "builtin_member": "a member of a language's builtin object (`console.log`, `JSON.parse`, "
+                      "`Object.keys`) is the language's vocabulary, like the object itself",
     "timing": "a measured duration with decimals (`1.965s`, `(0.06s)`, `0.0001 seconds`) "
               "changes from run to run: a measurement of one output, not a detail to keep",
     "device_path": "a device file (`/dev/null`, `/dev/tty`) is the operating system's: shells "
@@ -43,6 +45,9 @@ RULES = {
     "project_name": "a component of the working directory, in any case (`agentv` or `AgentV` "
                     "under `/home/me/EntityProcess/agentv`), names the project or where it lives: "
                     "every tool call carries it, so it recurs whatever the work did",
+    "imported_name": "a name imported from an outside package (`import { useState } from "
+                     "'react'`; not a relative or aliased path, nor the project's own scope) is "
+                     "that package's vocabulary: the work calls it, it does not define it",
     "boilerplate": "the agent harness's own text: its transcript paths, its attribution links "
                    "and commit trailers, a publisher's `REDACTED` mark",
 }
@@ -57,10 +62,15 @@ KEYWORDS = _words(
     # JavaScript / TypeScript
     "function let new this typeof instanceof undefined null export require module console "
     "Promise Array Object String Number Boolean any void never unknown enum "
+    "constructor JSON Math Date window document localStorage sessionStorage "
     # Rust, shells and the rest
     "fn mut impl pub use crate mod match loop trait Self echo then else elif fi done esac "
     "if for while return and or not in is with from as switch case catch try finally throw "
     "static public private protected extends implements assert raise break continue")
+# The builtin objects of a language whose members are its vocabulary (`builtin_member`); not
+# `self` or `this`, whose members are the work's own.
+BUILTIN_OBJECTS = _words("console JSON Math Object Array Promise String Number Boolean Date "
+                         "window document localStorage sessionStorage")
 COMMIT_TYPES = _words("feat fix docs chore refactor test tests style perf build ci revert wip "
                       "release")
 TOOL_NAMES = _words(
@@ -86,6 +96,12 @@ _HARNESS = re.compile(
     r"|local-command-caveat|local-command-stderr|environment_context|user_instructions"
     r"|permissions instructions|user-prompt-submit-hook|ide_opened_file|ide_selection)>"
     r".*?(?:</\1>|\Z)", re.DOTALL | re.MULTILINE)  # to the end when the close was cut off
+# `import { a, b as c } from 'pkg'`, `import d, * as e from "pkg"` (each line may open with a
+# listing's line number, `12→`): the names, then the package.
+_IMPORT = re.compile(r"(?<![\w.$])import[ \t]+(?:type[ \t]+)?([\w$*{},\s→]{1,400}?)[\s}]from[ \t]+"
+                     r"['\"]([^'\"\s]+)['\"]")
+_FOLDER = re.compile(r"/([\w.-]+)(?=/)")
+_NAME = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]*")
 _RANGE = re.compile(r"[\w-]\.\.\.?[\w-]")  # `a..b`, `a...b`; not `../`
 _TIMING = re.compile(r"\d+\.\d+ ?(?:ms|s|sec|secs|seconds|min|minutes)")
 _ROUTINE = re.compile(r"git (?:status|log|diff|show|branch|remote|fetch|stash list)"
@@ -103,11 +119,36 @@ def project_names(roots: Iterable[str]) -> frozenset[str]:
     return frozenset(part.lower() for root in roots for part in root.split("/") if part)
 
 
-def noise_rule(kind: str, value: str, project: frozenset[str] = frozenset()) -> str | None:
+def imported_names(text: str, project: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The names `text` imports from outside packages in an ES module's `import ... from '...'`
+    (`imported_name`): not from a relative or aliased path (`./x`, `@/x`, `~/x`, `#x`), nor from
+    the project's own packages: one whose name or scope is, in any case and without dashes, a
+    `project_names` component or a folder of a path the text names (`@cipherbox/crypto` under
+    `.../cipher-box/`). Python's `from x import y` is left out: a project imports its own
+    package the same way."""
+    imports = [match.groups() for match in _IMPORT.finditer(text)] if "import" in text else []
+    if not imports:
+        return frozenset()
+    own = {_bare(part) for part in [*project, *set(_FOLDER.findall(text))]}
+    names: set[str] = set()
+    for listed, package in imports:
+        if not package.startswith((".", "/", "@/", "~/", "#")) and (
+                _bare(package.lstrip("@").split("/")[0]) not in own):
+            names.update(_NAME.findall(listed))
+    return frozenset(names - {"as", "type"})
+
+
+def _bare(name: str) -> str:
+    """`name` lowercased without dashes, dots or underscores (`cipher-box`: `cipherbox`)."""
+    return re.sub(r"[\W_]", "", name.lower())
+
+
+def noise_rule(kind: str, value: str, project: frozenset[str] = frozenset(),
+               imported: frozenset[str] = frozenset()) -> str | None:
     """The rule of `RULES` that `value`, found as `kind`, breaks; None for a detail. Every kind
     is tried with every rule; a rule fires on the forms it names (a name, a one-part path);
-    `project` holds the `project_names` of the session's working directory. Cheap tests come
-    first: most values break no rule."""
+    `project` holds the `project_names` of the session's working directory, `imported` the
+    session's `imported_names`. Cheap tests come first: most values break no rule."""
     lowered = value.lower()
     if lowered in project:
         return "project_name"
@@ -134,6 +175,10 @@ def noise_rule(kind: str, value: str, project: frozenset[str] = frozenset()) -> 
         return "short_token"
     if name in KEYWORDS:
         return "keyword"
+    if "." in name and name.split(".", 1)[0] in BUILTIN_OBJECTS:
+        return "builtin_member"
+    if name in imported:
+        return "imported_name"
     return "tool_name" if name in TOOL_NAMES else None
 
 

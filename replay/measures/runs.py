@@ -31,7 +31,7 @@ from replay.histories.trajectories import load_trajectory
 from replay.instances.selection import choose_instances
 from replay.measures.details import Details, Reading, find_details, serialize
 from replay.measures.matching import PathForms
-from replay.measures.noise import project_names
+from replay.measures.noise import imported_names, project_names
 from replay.measures.retention import (
     Limits,
     Occurrences,
@@ -86,8 +86,9 @@ def reference_of(store: Store, history: History, cells: dict[CellId, CellResult]
     """The details of `history` and the payloads after its boundary (see the module docstring);
     `bundle` is the instance's folder in its suite, where shipped later steps are."""
     text = serialize(history.messages)
+    project = project_names([REPOSITORY_ROOT])
     details = find_details(text[-limits.max_chars:],
-                           Reading(project_names([REPOSITORY_ROOT])))
+                           Reading(project, imported_names(text, project)))
     trajectory = load_trajectory(store, history.trajectory) if history.trajectory else None
     if trajectory is not None:
         after = serialize(trajectory.messages[len(history.messages):])

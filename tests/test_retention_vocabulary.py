@@ -1,0 +1,73 @@
+"""The language's and the frameworks' vocabulary is no detail of the work, on real text: names a
+session imports from outside packages (`imported_name`), members of a language's builtin
+objects (`builtin_member`), and a called name is not read as a file (a React + NestJS session,
+tests/fixtures/sessions, and a Codex session of the validation set)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replay.measures.chains import score_sessions
+from replay.measures.details import Reading, find_details, serialize
+from replay.measures.noise import RULES, imported_names, project_names
+from replay.measures.retention import Limits
+from replay.measures.session_files import load_sessions
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CIPHER_BOX = FIXTURES / "sessions" / "claude-code-cipher-box-2-compactions.jsonl.gz"
+CODEX = FIXTURES / "validation" / "codex-agentv-79-6eaddfe2f9-0.jsonl.gz"
+
+
+@pytest.fixture(scope="module")
+def cipher_box() -> str:
+    """The serialized messages of the React + NestJS session."""
+    return serialize(load_sessions([CIPHER_BOX])[0].messages)
+
+
+def line_with(text: str, needle: str) -> str:
+    """The first line of `text` holding `needle`."""
+    return next(line for line in text.splitlines() if needle in line)
+
+
+def test_names_imported_from_outside_packages(cipher_box: str) -> None:
+    imported = imported_names(cipher_box)
+    # `import { test, expect, Browser } from '@playwright/test'`, NestJS's decorators, React's hooks
+    assert {"expect", "BrowserContext", "UseGuards", "useEffect", "Injectable"} <= imported
+    # a relative import is the work's own code, and so is its monorepo package `@cipherbox/crypto`
+    assert "from '../utils/multi-account'" in cipher_box and "createTestAccount" not in imported
+    assert "} from '@cipherbox/crypto'" in cipher_box and "encryptVaultKeys" not in imported
+    # a listing cut by the trim (`import { useState, useCal…[trimmed]`) imports nothing readable
+    assert "trimmed" not in imported
+    codex = load_sessions([CODEX])[0]
+    names = imported_names(serialize(codex.messages), project_names([codex.cwd]))
+    assert {"readFile", "createHash", "describe"} <= names  # node:fs/promises, node:crypto, bun
+    assert imported_names("from flask import request\nimport os") == frozenset()
+
+
+def test_vocabulary_rules_on_lines_of_a_real_session(cipher_box: str) -> None:
+    line = line_with(cipher_box, "console.log('[7.2] Charlie page URL:'")
+    found = find_details(line)
+    assert found.noise["console.log"] == "builtin_member"
+    assert "console.log" not in found.values["path"]  # `log` is an extension; it is called
+    found = find_details(line_with(cipher_box, "call `response.json()` on line 48"))
+    assert "response.json" not in found.values["path"]
+    assert find_details(line_with(cipher_box, "return JSON.parse(text)")).noise[
+        "JSON.parse"] == "builtin_member"
+    reading = Reading(imported=imported_names(cipher_box))
+    found = find_details(line_with(cipher_box, "@UseGuards("), reading)
+    assert found.noise["UseGuards"] == "imported_name"
+    assert {"builtin_member", "imported_name"} <= set(RULES)
+
+
+def test_no_reference_holds_the_vocabulary(cipher_box: str) -> None:
+    imported = imported_names(cipher_box)
+    report = score_sessions(load_sessions([CIPHER_BOX]), Limits())
+    for compaction in report.sessions[0].compactions:
+        names = compaction.reference["identifier"]
+        assert names and not set(names) & imported
+        assert not [name for name in names if name.split(".")[0] in ("console", "JSON")]
+        assert not {"console.log", "response.json"} & set(compaction.reference["path"])
+    first = report.sessions[0].compactions[0].reference["identifier"]
+    assert "createTestAccount" in first and "setRevokingId" in first  # the work's own names
