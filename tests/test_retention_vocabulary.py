@@ -44,6 +44,9 @@ def test_names_imported_from_outside_packages(cipher_box: str) -> None:
     names = imported_names(serialize(codex.messages), project_names([codex.cwd]))
     assert {"readFile", "createHash", "describe"} <= names  # node:fs/promises, node:crypto, bun
     assert imported_names("from flask import request\nimport os") == frozenset()
+    # a package's folder under node_modules/ does not make it one of the project's own
+    assert imported_names("import { useState } from 'react'\n"
+                          "at /app/node_modules/react/index.js:3") == {"useState"}
 
 
 def test_vocabulary_rules_on_lines_of_a_real_session(cipher_box: str) -> None:

@@ -100,7 +100,7 @@ _HARNESS = re.compile(
 # listing's line number, `12→`): the names, then the package.
 _IMPORT = re.compile(r"(?<![\w.$])import[ \t]+(?:type[ \t]+)?([\w$*{},\s→]{1,400}?)[\s}]from[ \t]+"
                      r"['\"]([^'\"\s]+)['\"]")
-_FOLDER = re.compile(r"/([\w.-]+)(?=/)")
+_FOLDER = re.compile(r"(?<!/node_modules)/([\w.-]+)(?=/)")  # an installed package is no folder
 _NAME = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]*")
 _RANGE = re.compile(r"[\w-]\.\.\.?[\w-]")  # `a..b`, `a...b`; not `../`
 _TIMING = re.compile(r"\d+\.\d+ ?(?:ms|s|sec|secs|seconds|min|minutes)")
@@ -124,8 +124,8 @@ def imported_names(text: str, project: frozenset[str] = frozenset()) -> frozense
     (`imported_name`): not from a relative or aliased path (`./x`, `@/x`, `~/x`, `#x`), nor from
     the project's own packages: one whose name or scope is, in any case and without dashes, a
     `project_names` component or a folder of a path the text names (`@cipherbox/crypto` under
-    `.../cipher-box/`). Python's `from x import y` is left out: a project imports its own
-    package the same way."""
+    `.../cipher-box/`; not a folder right under `node_modules/`). Python's `from x import y` is
+    left out: a project imports its own package the same way."""
     imports = [match.groups() for match in _IMPORT.finditer(text)] if "import" in text else []
     if not imports:
         return frozenset()
