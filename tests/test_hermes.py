@@ -13,6 +13,7 @@ from rich.console import Console
 from replay.commands.prompts import prompts_list
 from replay.compaction import hermes
 from replay.compaction.carriers import post_messages
+from replay.compaction.fusion import budget, evidence_units
 from replay.compaction.sources import load_sources
 from replay.compaction.summarize import parse_summarizer, summarize
 from replay.core.paths import instances_dir
@@ -49,11 +50,11 @@ def run_h(*replies: dict[str, str]) -> tuple[ScriptedModel, object]:
 
 def test_h_fits_on_the_first_attempt_prefix_stripped_and_carried_like_s() -> None:
     history = panel_history()
-    code = hermes.load_code(PROMPT)
-    evidence = hermes.evidence_tokens(code, history.messages)
-    assert evidence == len(code.serialize(history.messages[1:])) // 4 and evidence > 1_280
+    frozen = budget(history.messages, evidence_units(history.messages))
+    assert frozen.evidence_tokens > 1_280  # S's: 20% of the rendered units, clamped to 64-256
     model, summary = run_h(reply(10))
-    assert summary.details["allowance"] == 256  # 20% of the evidence, clamped to 64-256
+    assert (summary.details["allowance"], summary.details["evidence_tokens"]) == (
+        frozen.allowance, frozen.evidence_tokens) and frozen.allowance == 256
     assert summary.details["valid"] is True and len(summary.details["attempts"]) == 1
     assert summary.text.startswith("Summary:\n## Critical Context\nfact1")
     assert hermes_prefix() not in summary.text and "<think>" not in summary.text
@@ -68,12 +69,13 @@ def test_h_fits_on_the_first_attempt_prefix_stripped_and_carried_like_s() -> Non
 
 
 def test_h_shrinks_its_target_three_times_then_is_invalid() -> None:
-    model, summary = run_h(reply(400), reply(300), reply(200), reply(5))
+    model, summary = run_h(reply(400), reply(300), reply(260), reply(5))
     assert summary.details["valid"] is False and summary.invalid == (
-        "hermes-h: 307 tokens after 3 attempts, over the allowance of 256")
-    assert [a["tokens"] for a in summary.details["attempts"]] == [607, 457, 307]
+        "hermes-h: 267 tokens after 3 attempts, over the allowance of 256")
+    # token pieces: `## Critical Context` 4, the words, `[REDACTED]` 3
+    assert [a["tokens"] for a in summary.details["attempts"]] == [407, 307, 267]
     fused = summarize(panel_history().messages, parse_summarizer("m:hermes-h+top:2"), PROMPT,
-                      ScriptedModel(Script([reply(400), reply(300), reply(200),
+                      ScriptedModel(Script([reply(400), reply(300), reply(260),
                                             {"content": '{"scores": {"1": 9}}'}])))
     assert fused.invalid == summary.invalid  # H + Top N keeps H's verdict: no fallback
     asked = [request.messages[0]["content"] for request in model.requests]
@@ -95,9 +97,17 @@ def test_a_later_attempt_that_fits_is_kept() -> None:
 
 def test_the_budget_rules() -> None:
     code = hermes.load_code(PROMPT)
-    assert [hermes.allowance(n, hermes.STUDY, code) for n in (100, 320, 500, 1280, 9000)] == [
-        64, 64, 100, 256, 256]
-    assert hermes.allowance(9000, hermes.NATIVE, code) == 2000  # Hermes' own floor
+    for name, allowed in (("build-token", 99), ("three-files", 64)):
+        history = load_history_file(instances_dir() / "hermes-panel" / f"hermes-panel__{name}-1"
+                                    / "history.json").messages
+        frozen = budget(history, evidence_units(history))  # the same as S's, in token pieces
+        assert hermes.allowance(history, hermes.STUDY, code) == (frozen.evidence_tokens,
+                                                                  allowed)
+    build = load_history_file(instances_dir() / "hermes-panel" / "hermes-panel__build-token-1"
+                              / "history.json").messages
+    evidence = hermes.evidence_tokens(code, build)  # Hermes' own: characters / 4
+    assert evidence // 5 > 256 and hermes.allowance(build, hermes.NATIVE, code) == (
+        evidence, 2000)  # at least Hermes' floor
     assert hermes.targets(64, hermes.STUDY) == [(64, 22), (51, 18), (40, 18)]  # >= 18 words
     assert hermes.targets(3000, hermes.NATIVE) == [(3000, None)]
 

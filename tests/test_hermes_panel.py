@@ -113,7 +113,7 @@ def test_an_h_over_its_allowance_scores_zero_with_no_fallback(tmp_path: Path) ->
     items = [item for item in panel(SUITE) if item[0].instance_id == "hermes-panel__payment-1"]
     catalogue = fixture_prompts(tmp_path)
     save_hermes(catalogue)
-    long_body = "## Critical Context\n" + " ".join(["word"] * 400)  # 2,000 chars: 500 tokens
+    long_body = "## Critical Context\n" + " ".join(["word"] * 400)  # 404 token pieces
     scripts = [*reader_scripts(items), Script([{"content": long_body}], model="summ")]
     with ScriptedServer(*scripts) as server:
         env = models_file(tmp_path, server.base_url)
@@ -132,7 +132,7 @@ def test_an_h_over_its_allowance_scores_zero_with_no_fallback(tmp_path: Path) ->
     assert rows[("summ:hermes-h", "primary")]["accuracy"] == 0.0
     assert rows[("summ:hermes-h", "primary")]["failed"] == 1
     assert rows[("full", "primary")]["accuracy"] == 1.0
-    assert "summary: invalid: hermes-h: 504 tokens after 3 attempts, over the allowance of 256" \
+    assert "summary: invalid: hermes-h: 404 tokens after 3 attempts, over the allowance of 256" \
         in done.stdout
     assert "summ:hermes-h: 0/1 summaries within their allowance, 0/1 contexts valid" \
         in done.stdout

@@ -23,7 +23,7 @@ from sweep_scripts import fixture_prompts
 
 SUITE = "hermes-panel"
 PAYMENT = "hermes-panel__payment-1"
-LONG_BODY = "## Critical Context\n" + " ".join(["word"] * 400)  # 2,019 characters: 504 tokens
+LONG_BODY = "## Critical Context\n" + " ".join(["word"] * 400)  # 404 token pieces
 
 
 def models_env(home: Path, url: str) -> dict[str, str]:
@@ -59,7 +59,7 @@ def test_an_h_over_its_allowance_fails_its_post_and_is_never_an_error(tmp_path: 
             CellStatus.DONE, False, None, None)
         assert post.diagnostics["exit_reason"] == ExitReason.INVALID_SUMMARY
         assert post.diagnostics["summary_invalid"] == (
-            "hermes-h: 504 tokens after 3 attempts, over the allowance of 256")
+            "hermes-h: 404 tokens after 3 attempts, over the allowance of 256")
         kept = summaries.summary(store, post.summary)
         assert kept is not None and kept.invalid == post.diagnostics["summary_invalid"]
         assert [a["target"] for a in kept.details["attempts"]] == [256, 204, 163]

@@ -13,22 +13,24 @@ Hermes does. Nothing of that code is kept in this repository.
 Two settings (`Setting`):
 - `hermes`: Hermes' own budget (20% of the serialized turns' tokens, at least its 2,000-token
   floor), one call, no length check.
-- `hermes-h`: the study's budgeted H. The allowance is 20% of the rendered evidence tokens
-  clamped to 64-256; each of at most three attempts asks for a target reduced by 0.8 from the
-  last (the first asks for the allowance) with a total word limit of 35% of that target (at least
-  18 words) that lets nonessential sections go; the reply's native prefix is stripped with
-  Hermes' helper, and a body longer than the allowance is asked again, without feedback. After
-  the third, H is invalid (its details say why, `invalid`): it is the method's own failure, kept
-  as its summary, and scores zero (a POST fails with nothing continued, a probe context fails);
-  there is no fallback to the history.
+- `hermes-h`: the study's budgeted H. The allowance is the same as S's for the task, frozen: 20%
+  of the rendered evidence tokens clamped to 64-256 (`replay.compaction.fusion.budget`, in token
+  pieces, which also measure the body); each of at most three attempts asks for a target reduced
+  by 0.8 from the last (the first asks for the allowance) with a total word limit of 35% of that
+  target (at least 18 words) that lets nonessential sections go; the reply's native prefix is
+  stripped with Hermes' helper, and a body longer than the allowance is asked again, without
+  feedback. After the third, H is invalid (its details say why, `invalid`): it is the method's
+  own failure, kept as its summary, and scores zero (a POST fails with nothing continued, a
+  probe context fails); there is no fallback to the history.
 The native call sees the history without its system prompt and the original task as its focus
 topic. Deviations, said here so they are not mistaken for Hermes: the temporal-anchoring rule is
 left out (Hermes' own branch when the date does not resolve: prompts stay reproducible), no
 memory-provider context is given, Hermes' task grounding (`_ground_historical_task_snapshot`, which
 needs its conversation module) is not applied, and `<think>` blocks are stripped by replay's
-pattern (Hermes' helper lives in a module with heavy imports). Tokens are characters / 4, as
-Hermes estimates. The study's further validity rules (the per-task input ceiling, fewer input
-tokens than Full) are the probe's to check (`replay.measures.probes.ceiling`).
+pattern (Hermes' helper lives in a module with heavy imports). The native setting's tokens are
+characters / 4, as Hermes estimates. The study's further validity rules (the per-task input
+ceiling, fewer input tokens than Full) are the probe's to check
+(`replay.measures.probes.ceiling`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from functools import lru_cache
 from types import SimpleNamespace
 from typing import Any
 
+from replay.compaction.fusion import budget, count_tokens, evidence_units
 from replay.compaction.sources import PromptText
 from replay.core.errors import InputError
 from replay.models.types import Message
@@ -61,12 +64,13 @@ class HermesCodeError(InputError):
 
 @dataclass(frozen=True)
 class Setting:
-    """How H is budgeted: `floor`/`ceiling` clamp 20% of the evidence tokens (None: Hermes' own
-    floor and no ceiling), then the word share, attempts and shrink of the length check."""
+    """How H is budgeted: Hermes' own budget (20% of the serialized turns' tokens, characters /
+    4, at least its floor; the length unchecked), or `frozen`: S's frozen allowance of the task
+    in token pieces, the body checked against it; then the word share, attempts and shrink of
+    the length check."""
 
     name: str
-    floor: int | None = None
-    ceiling: int | None = None
+    frozen: bool = False
     word_share: float | None = None
     min_words: int = 18
     attempts: int = 1
@@ -74,7 +78,7 @@ class Setting:
 
 
 NATIVE = Setting("hermes")
-STUDY = Setting("hermes-h", floor=64, ceiling=256, word_share=0.35, attempts=3)
+STUDY = Setting("hermes-h", frozen=True, word_share=0.35, attempts=3)
 SETTINGS = (NATIVE.name, STUDY.name)  # the summarizer prompt names of the two settings
 
 
@@ -148,12 +152,21 @@ def load_code(prompt: PromptText) -> HermesCode:
     return _code(code, redaction)
 
 
-def allowance(evidence_tokens: int, chosen: Setting, code: HermesCode) -> int:
-    """The summary budget: Hermes' ratio of the evidence, clamped by the setting."""
-    budget = int(evidence_tokens * code.constant("_SUMMARY_RATIO"))
-    if chosen.floor is None:
-        return max(code.constant("_MIN_SUMMARY_TOKENS"), budget)
-    return max(chosen.floor, min(budget, chosen.ceiling or budget))
+def allowance(history: list[Message], chosen: Setting, code: HermesCode) -> tuple[int, int]:
+    """The evidence tokens and the summary budget: S's frozen allowance of the task (`frozen`),
+    else Hermes' ratio of its serialized turns, at least its floor."""
+    if chosen.frozen:
+        frozen = budget(history, evidence_units(history))
+        return frozen.evidence_tokens, frozen.allowance
+    evidence = evidence_tokens(code, history)
+    ratio, floor = code.constant("_SUMMARY_RATIO"), code.constant("_MIN_SUMMARY_TOKENS")
+    return evidence, max(floor, int(evidence * ratio))
+
+
+def measure(chosen: Setting) -> Callable[[str], int]:
+    """How a body's tokens are counted: token pieces against S's allowance, else Hermes'
+    estimate."""
+    return count_tokens if chosen.frozen else tokens
 
 
 def targets(limit: int, chosen: Setting) -> list[tuple[int, int | None]]:
@@ -176,11 +189,7 @@ class Attempt:
     words: int | None
     prompt: str
     body: str = ""
-
-    @property
-    def tokens(self) -> int:
-        """The stripped body's tokens."""
-        return tokens(self.body)
+    tokens: int = 0  # the stripped body's, as the setting counts them
 
 
 def request_text(code: HermesCode, history: list[Message], target: int, words: int | None) -> str:
@@ -242,15 +251,15 @@ def compact(code: HermesCode, history: list[Message], chosen: Setting,
             call: Callable[[str], str]) -> Result:
     """Run H on `history`: `call` sends one prompt (a fresh request) and returns the reply.
 
-    With a ceiling, a body over the allowance is asked again at the next target, up to the
+    With S's frozen allowance, a body over it is asked again at the next target, up to the
     setting's attempts; the result says whether the last one fits.
     """
-    evidence = evidence_tokens(code, history)
-    limit = allowance(evidence, chosen, code)
-    result = Result(evidence, limit, chosen.ceiling is not None, [])
+    evidence, limit = allowance(history, chosen, code)
+    result = Result(evidence, limit, chosen.frozen, [])
     for target, words in targets(limit, chosen):
         attempt = Attempt(target, words, request_text(code, history, target, words))
         attempt.body = body_of(code, call(attempt.prompt))
+        attempt.tokens = measure(chosen)(attempt.body)
         result.attempts.append(attempt)
         if result.valid:
             break
