@@ -8,7 +8,8 @@ mean duration of the cells this command ran, times the cells left, over the work
 says each time a model call is retried: which model at which endpoint, the attempt and why it
 failed. Without a terminal, a line gives the counters at least every `HEARTBEAT` seconds while
 cells run (a slow model call is not silence), and a last one when the sweep ends; a sweep
-interrupted says how many cells it finished and kept, so that the same command resumes.
+interrupted (Ctrl-C, or SIGTERM, which it takes as Ctrl-C while it runs) says how many cells it
+finished and kept, so that the same command resumes.
 
 Every text that comes from outside (instance names, summarizers, errors) is printed as text,
 never read as rich markup.
@@ -16,10 +17,12 @@ never read as rich markup.
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from collections import Counter
 from datetime import timedelta
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
@@ -60,8 +63,11 @@ class SweepProgress:
         self._stop = threading.Event()
         self._beat: threading.Thread | None = None
         self._started = time.monotonic()
+        self._sigterm: Any = None  # the SIGTERM handler this one replaced, to restore
 
     def __enter__(self) -> SweepProgress:
+        if threading.current_thread() is threading.main_thread():
+            self._sigterm = signal.signal(signal.SIGTERM, _terminate) or signal.SIG_DFL
         if self.console.is_terminal and not self.quiet:
             self._live = Progress(SpinnerColumn(), TextColumn("cells"), BarColumn(),
                                   MofNCompleteColumn(),
@@ -77,6 +83,8 @@ class SweepProgress:
         return self
 
     def __exit__(self, exc_type: object, *exc: object) -> None:
+        if self._sigterm is not None:
+            signal.signal(signal.SIGTERM, self._sigterm)
         self._stop.set()
         if self._beat is not None:
             self._beat.join()
@@ -180,6 +188,10 @@ def verdict(result: CellResult) -> str:
     timed = (f" (tests timed out after {result.timed_out:g} s)"
              if result.timed_out is not None else "")
     return word + refused + timed + (" (kept)" if result.reused else "")
+
+
+def _terminate(number: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM stops a sweep as Ctrl-C does (exit 130)
 
 
 def _clock(seconds: float) -> str:
