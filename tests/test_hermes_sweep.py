@@ -6,10 +6,14 @@ the next run asks nothing again."""
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
 from hermes_scripts import save_hermes
+from rich.console import Console
 
+from replay import api
+from replay.commands.cell import show
 from replay.core.vocab import CellStatus, ExitReason
 from replay.instances.records import load_suite
 from replay.models.scripted import ScriptedServer
@@ -60,6 +64,10 @@ def test_an_h_over_its_allowance_fails_its_post_and_is_never_an_error(tmp_path: 
         assert post.diagnostics["exit_reason"] == ExitReason.INVALID_SUMMARY
         assert post.diagnostics["summary_invalid"] == (
             "hermes-h: 404 tokens after 3 attempts, over the allowance of 256")
+        shown = Console(file=io.StringIO(), width=200)
+        show(api.CellRun(post.cell, post, None, None), shown)
+        assert ("the summary breaks its method's rules: hermes-h: 404 tokens after 3 attempts"
+                in shown.file.getvalue())
         kept = summaries.summary(store, post.summary)
         assert kept is not None and kept.invalid == post.diagnostics["summary_invalid"]
         assert [a["target"] for a in kept.details["attempts"]] == [256, 204, 163]

@@ -55,6 +55,8 @@ def show(ran: api.CellRun, out: Console) -> None:
     if result.status == CellStatus.ERROR:
         return
     found = result.diagnostics
+    if found.get("summary_invalid"):
+        say(out, f"  the summary breaks its method's rules: {found['summary_invalid']}")
     say(out, f"  steps {found['steps']}, actions {found['actions']}, exit "
              f"{found['exit_reason']}, edited {', '.join(found['files_edited']) or 'nothing'}")
     if ran.trace is not None:
