@@ -9,16 +9,18 @@ import logging
 import re
 from pathlib import Path
 
+import gguf
 import pytest
 
 from replay.agent.tools import TOOL_NAMES, TOOLS
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import parse_summarizer, summarize
+from replay.core.errors import InputError
 from replay.models.cache import CallCache
 from replay.models.client import ModelClient
-from replay.models.gguf import loaded
+from replay.models.gguf import loaded, model_file, weights_file
 from replay.models.openai import request_body
-from replay.models.registry import parse_adhoc, resolve
+from replay.models.registry import parse_adhoc, parse_gguf, resolve
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ModelSpec
 
@@ -183,3 +185,28 @@ def test_a_missing_key_for_a_named_model_is_still_one_line(tmp_path: Path) -> No
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "error: model 'kimi-k2' needs an API key: set MOONSHOT_API_KEY"]
+
+
+def test_the_embedded_model_runs_widened_to_q8_0_made_once(spec: ModelSpec) -> None:
+    """llama.cpp's fast CPU kernels take Q8_0, not the shipped file's Q4_1: the file it loads
+    is a Q8_0 copy, made at the first load and reused after, with the same tensors."""
+    shipped, loaded_file = gguf.GGUFReader(model_file(spec)), weights_file(spec)
+    made = loaded_file.stat().st_mtime_ns
+    wide = gguf.GGUFReader(loaded_file)
+    kinds = {tensor.name: tensor.tensor_type.name for tensor in wide.tensors}
+    assert "Q4_1" not in kinds.values() and list(kinds.values()).count("Q8_0") == 211
+    assert sorted(kinds) == sorted(tensor.name for tensor in shipped.tensors)
+    assert wide.fields["tokenizer.ggml.tokens"].contents()[:50] == \
+        shipped.fields["tokenizer.ggml.tokens"].contents()[:50]
+    assert weights_file(spec) == loaded_file and loaded_file.stat().st_mtime_ns == made
+    assert spec.base_url == "gguf://SmolLM2-135M-Instruct.Q4_1.gguf?n_ctx=8192&widen=q8_0"
+
+
+def test_a_widening_replay_cannot_do_is_one_line(tmp_path: Path) -> None:
+    """Only Q4_1 to Q8_0 is made; another target is bad input, named with its field."""
+    with pytest.raises(InputError, match=r"widen: Input should be 'q8_0'"):
+        parse_gguf(f"gguf:{tmp_path / 'm.gguf'}?widen=q4_0")
+    text = tmp_path / "not.gguf"
+    text.write_text("not a model")
+    with pytest.raises(InputError, match="not a GGUF file"):
+        weights_file(parse_gguf(f"gguf:{text}?widen=q8_0"))

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.core.errors import InputError
+from replay.models.gguf_widen import widened
 from replay.models.openai import parse_reply, request_settings, sendable
 from replay.models.transport import ModelRefused, raise_for_status
 from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec, Tool
@@ -77,14 +78,26 @@ def bundled_templates() -> list[str]:
 
 
 def threads_of(spec: ModelSpec) -> int:
-    """How many CPU threads decode for `spec` (default: every core)."""
+    """How many CPU threads prefill prompts for `spec` (default: every core)."""
     return spec.threads or os.cpu_count() or 1
+
+
+def decode_threads_of(spec: ModelSpec) -> int:
+    """How many CPU threads generate tokens for `spec` (default: as many as prefill)."""
+    return spec.decode_threads or threads_of(spec)
+
+
+def weights_file(spec: ModelSpec) -> Path:
+    """The file llama.cpp loads: `spec`'s, or its widened copy when `widen` is set."""
+    path = model_file(spec)
+    return widened(path, spec.widen) if spec.widen else path
 
 
 def loaded(spec: ModelSpec) -> Any:
     """The llama.cpp server holding `spec`'s model, loaded at the first call of the process."""
-    key = (str(model_file(spec)), spec.context_window, threads_of(spec), spec.parallel,
-           spec.gpu_layers, spec.chat_template)
+    key = (str(model_file(spec)), spec.widen, spec.context_window, threads_of(spec),
+           decode_threads_of(spec), spec.parallel, spec.gpu_layers, spec.chat_template,
+           spec.flash_attn)
     with _LOCK:
         if key not in _LOADED:
             if not _LOADED:
@@ -100,13 +113,18 @@ def _load(spec: ModelSpec) -> Any:
         raise InputError(f"model {spec.alias!r}: the xllamacpp package is not installed "
                          "(bash scripts/setup.sh installs it)") from None
     params = xllamacpp.CommonParams()
-    params.model.path = str(model_file(spec))
+    params.model.path = str(weights_file(spec))
     slots = spec.parallel or 1
     params.n_parallel = slots
     params.n_ctx = (spec.context_window or 0) * slots  # 0: the model's own context
-    params.cpuparams.n_threads = params.cpuparams_batch.n_threads = threads_of(spec)
+    params.cpuparams.n_threads = decode_threads_of(spec)
+    params.cpuparams_batch.n_threads = threads_of(spec)
+    for cpu in (params.cpuparams, params.cpuparams_batch):
+        cpu.poll = 0  # threads sleep between jobs: spinning ones lose to any other process
     if spec.gpu_layers is not None:
         params.n_gpu_layers = spec.gpu_layers
+    if spec.flash_attn is not None:
+        params.flash_attn_type = int(spec.flash_attn)  # llama.cpp's enum: 0 off, 1 on, -1 auto
     template = template_text(spec)
     if template is not None:
         params.chat_template = template

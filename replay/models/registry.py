@@ -29,7 +29,7 @@ Ad-hoc specs have no context window and zero prices unless their settings give t
 
 A local GGUF file runs in process (`replay.models.gguf`): `gguf:PATH[?SETTING=VALUE&...]`, with
 the settings above and `n_ctx` (the context it is loaded with: its context window), `threads`,
-`parallel`, `gpu_layers`, `chat_template`, e.g.
+`decode_threads`, `parallel`, `gpu_layers`, `chat_template`, `widen`, `flash_attn`, e.g.
 
     gguf:/models/qwen2.5-coder-7b-instruct-q4_k_m.gguf?n_ctx=32768&threads=8
 """
@@ -63,7 +63,8 @@ _OFFICIAL = {
     "anthropic": ("https://api.anthropic.com/v1", "ANTHROPIC_API_KEY"),
 }
 _GGUF = re.compile(r"gguf:(?P<path>[^?\s]+)(?:\?(?P<settings>\S+))?")
-GGUF_SETTINGS = ("n_ctx", "threads", "parallel", "gpu_layers", "chat_template")
+GGUF_SETTINGS = ("n_ctx", "threads", "decode_threads", "parallel", "gpu_layers",
+                 "chat_template", "widen", "flash_attn")
 _GRAMMAR = ("PROVIDER:MODEL[@BASE_URL][#KEY_ENV][?SETTING=VALUE&...], e.g. "
             "openai:Qwen2.5-7B@http://127.0.0.1:8000/v1")
 

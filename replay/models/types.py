@@ -30,7 +30,8 @@ CACHE_READ_SHARE = {"anthropic": 0.1, "openai": 0.5, "gguf": 0.0}
 # 5-minute cache writes at 1.25x; OpenAI-compatible servers cache automatically and report no
 # writes.
 CACHE_WRITE_SHARE = {"anthropic": 1.25, "openai": 1.0, "gguf": 1.0}
-GGUF_FIELDS = ("path", "threads", "parallel", "gpu_layers", "chat_template")
+GGUF_FIELDS = ("path", "threads", "decode_threads", "parallel", "gpu_layers", "chat_template",
+               "widen", "flash_attn")
 
 
 class ModelSpec(BaseModel):
@@ -54,9 +55,12 @@ class ModelSpec(BaseModel):
 
     Provider `gguf` is a GGUF file run in process by llama.cpp (`replay.models.gguf`): `path`
     is the file (or `package:MODULE/FILE` inside an installed package), `context_window` the
-    context it is loaded with, `threads`, `parallel` (requests decoded at once), `gpu_layers`
-    and `chat_template` (a bundled template's name or a file; default the model's own) how it
-    runs. Its `base_url` is `gguf://FILE?n_ctx=N` and `model` the file's stem unless given.
+    context it is loaded with, `threads` (prompt threads), `decode_threads` (generation
+    threads, default `threads`), `parallel` (requests decoded at once), `gpu_layers`,
+    `chat_template` (a bundled template's name or a file; default the model's own), `widen`
+    (`q8_0`: its Q4_1 weights widened once, `replay.models.gguf_widen`) and `flash_attn`
+    (default llama.cpp's choice) how it runs. Its
+    `base_url` is `gguf://FILE?n_ctx=N[&widen=W]` and `model` the file's stem unless given.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -79,9 +83,12 @@ class ModelSpec(BaseModel):
     label: str = ""  # a short name for reports (never part of a request or a cache key)
     path: str | None = None
     threads: int | None = Field(default=None, gt=0)
+    decode_threads: int | None = Field(default=None, gt=0)
     parallel: int | None = Field(default=None, gt=0)
     gpu_layers: int | None = Field(default=None, ge=0)
     chat_template: str | None = None
+    widen: Literal["q8_0"] | None = None
+    flash_attn: bool | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -98,9 +105,10 @@ class ModelSpec(BaseModel):
         if not isinstance(path, str) or not path.strip():
             raise ValueError("provider gguf needs path (the GGUF file)")
         name = path.rstrip("/").rpartition("/")[2]
-        window = data.get("context_window")
+        query = "&".join(f"{key}={data[field]}" for key, field in
+                         (("n_ctx", "context_window"), ("widen", "widen")) if data.get(field))
         return {"model": name.removesuffix(".gguf"), **data,
-                "base_url": f"gguf://{name}" + (f"?n_ctx={window}" if window else "")}
+                "base_url": f"gguf://{name}" + (f"?{query}" if query else "")}
 
     @field_validator("base_url")
     @classmethod
