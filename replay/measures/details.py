@@ -109,6 +109,7 @@ _SHORT_PART = re.compile(r"(?:^|\.)\w(?:\.|$)")  # `e.g`: a one-letter part is n
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 _HOST_NAME = re.compile(_HOST)
 _GLOB = re.compile(r"\*[/._-]|/\*")  # a glob's star, not markdown's `**bold**`
+_NAMES_ONLY = 1 << len(TOKEN_KINDS) - 1  # the route of a token that can hold identifiers only
 
 
 @dataclass
@@ -184,7 +185,9 @@ def _token_details(tokens: Collection[str],
     """(kind, value) of every detail inside the distinct tokens, in the tokens' order. A token
     in `read` is not read again; single names are judged directly; the other tokens are joined,
     one string per set of kinds they can hold, and each string is read in one pass of that
-    set's pattern. Every token read is added to `read`, with its pairs in order of sight."""
+    set's pattern, except the tokens that can hold identifiers only: no match spans a newline,
+    so `findall` on each of them gives the same pairs without finding each match's token.
+    Every token read is added to `read`, with its pairs in order of sight."""
     routes: dict[int, tuple[list[str], list[int]]] = {}
     for token in tokens:
         if token in read:
@@ -205,6 +208,11 @@ def _token_details(tokens: Collection[str],
             starts.append(starts[-1] + len(pieces[-1]) + 1 if pieces else 0)
             pieces.append(token)
     for route, (pieces, starts) in routes.items():
+        if route == _NAMES_ONLY:  # one kind, no match across tokens: each read on its own
+            names = _route_pattern(route).findall
+            for piece in pieces:
+                read[piece].extend([("identifier", name) for name in names(piece)])
+            continue
         for match in _route_pattern(route).finditer("\n".join(pieces)):
             owner = pieces[bisect.bisect_right(starts, match.start()) - 1]
             read[owner].append((match.lastgroup or "", match.group()))
