@@ -37,6 +37,11 @@ class Call:
     found: bool = True
     note: str = ""
 
+    @property
+    def output_per_second(self) -> float | None:
+        """Output tokens per second of the call's time (None when its time was not kept)."""
+        return self.output_tokens / self.latency if self.latency else None
+
 
 def cell_calls(store: Store, result: CellResult | None) -> list[Call]:
     """The calls of one cell, in the order they were made: its summary's, then its agent

@@ -359,15 +359,15 @@ def calls_table(report: Report) -> Table:
     for cell in sorted(report.calls):
         for call in report.calls[cell]:
             shown = ((call.model, call.input_tokens, call.cached_tokens, call.output_tokens,
-                      f"{call.cost:.4f}", *_speed(call.latency, call.output_tokens))
+                      f"{call.cost:.4f}", *_speed(call))
                      if call.found else (call.note, "", "", "", "", "", ""))
             table.add_row(*_texts(cell.instance_id, cell.arm, cell.summarizer,
                                   cell.seed_index, call.what, *shown))
     return table
 
 
-def _speed(seconds: float | None, output_tokens: int) -> tuple[str, str]:
+def _speed(call: Call) -> tuple[str, str]:
     """A call's seconds and output tokens per second, as the calls table prints them."""
-    if seconds is None:
-        return "", ""
-    return f"{seconds:.2f}", f"{output_tokens / seconds:.1f}" if seconds > 0 else ""
+    rate = call.output_per_second
+    return ("" if call.latency is None else f"{call.latency:.2f}",
+            "" if rate is None else f"{rate:.1f}")
