@@ -4,11 +4,15 @@ line (exit 2) by every command, unchanged."""
 
 from __future__ import annotations
 
+import multiprocessing
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from replay.core.errors import InputError
+from replay.models.cache import CallCache
 from replay.records.plan import Plan
 from replay.store import Store
 from replay.store.migrations import MIGRATIONS
@@ -112,3 +116,31 @@ def test_a_newer_or_corrupt_store_is_refused_in_one_line_unchanged(
     assert message in done.stderr, done.stderr
     assert store.read_bytes() == before
 
+
+
+def _open_after(path: str, barrier: Any) -> str:
+    """Open the store at `path` (and its call cache) once every process is ready; the error, or
+    an empty string."""
+    barrier.wait()
+    try:
+        Store.open(Path(path)).close()
+        CallCache(Path(path)).close()
+    except InputError as exc:
+        return str(exc)
+    return ""
+
+
+def test_processes_opening_one_new_store_at_once_all_get_it(tmp_path: Path) -> None:
+    """Two Ray actors on one node open its scratch store together: four processes released at
+    once on a new store, thirty times, all open it (without the folder lock about one round in
+    ten answered "database is locked")."""
+    context = multiprocessing.get_context("fork")
+    with context.Manager() as manager, context.Pool(4) as pool:
+        for round_ in range(30):
+            barrier = manager.Barrier(4)
+            path = str(tmp_path / str(round_) / "node" / "replay.db")
+            errors = [e for e in pool.starmap(_open_after, [(path, barrier)] * 4) if e]
+            assert errors == [], f"round {round_}"
+            with Store.open_read_only(Path(path)) as store:
+                assert store.db.execute("SELECT value FROM meta WHERE key='schema_version'"
+                                        ).fetchone()[0] == str(SCHEMA_VERSION)

@@ -8,6 +8,7 @@ write (`replay.store.migrations`); opened to read, it is never written.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import sqlite3
@@ -45,6 +46,21 @@ def _read_as_upgraded(connection: sqlite3.Connection, path: Path) -> None:
     except BaseException:
         connection.close()
         raise
+
+
+@contextmanager
+def _opening(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the store's folder while a process checks the store's version,
+    switches it to WAL and upgrades it: SQLite answers "database is locked" at once, without
+    waiting, to a second process that reads a new file's version while the first makes its tables
+    (two sweep workers opening one node store together). The lock is on the folder, never on the
+    database file: closing any descriptor of that file would drop SQLite's own locks on it."""
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # releases the lock
 
 
 class Store:
@@ -112,14 +128,15 @@ class Store:
                 raise PermissionError(f"permission denied: {self.path.parent}")
             connection = sqlite3.connect(self.path, timeout=30, isolation_level=None,
                                          check_same_thread=not threads)
-            try:
-                version = stored_version(connection, self.path)  # before anything is written
-            except InputError:
-                connection.close()
-                raise
-            connection.execute("PRAGMA journal_mode=WAL")
-            if version != SCHEMA_VERSION:
-                upgrade(connection, version)
+            with _opening(self.path.parent):
+                try:
+                    version = stored_version(connection, self.path)  # before anything is written
+                except InputError:
+                    connection.close()
+                    raise
+                connection.execute("PRAGMA journal_mode=WAL")
+                if version != SCHEMA_VERSION:
+                    upgrade(connection, version)
         except (OSError, sqlite3.Error) as exc:
             raise InputError(f"cannot use the store {self.path}: {exc}") from None
         self._connection = connection
