@@ -26,7 +26,7 @@ from replay.models.scripts import Script
 from replay.models.types import ChatRequest, ModelSpec, Usage
 from replay.models.wire_checks import anthropic_problem
 from replay.records.cell import CellId, CellResult
-from replay.records.spend import Spend
+from replay.records.spend import Spend, figure_text
 from replay.sweep.progress import SweepProgress
 
 from conftest import BASH_TOOL, bash_call, history, make_client, run_replay
@@ -231,10 +231,11 @@ def _models_file(home: Path, base_url: str) -> dict[str, str]:
     return {"HOME": str(home)}
 
 
-def test_a_sweep_shows_the_cached_share_and_the_saving(tmp_path: Path) -> None:
+def test_a_sweep_shows_the_cached_share_the_saving_and_the_speed(tmp_path: Path) -> None:
     """Each continuation takes two steps (look, then fix); the two summaries of one history
-    share it as a prefix. A second run replays every call from the call cache: it spends
-    nothing and caches nothing."""
+    share it as a prefix. The closing line counts the calls made with their seconds and output
+    tokens per second, as the store keeps them (issue 25). A second run replays every call from
+    the call cache: it spends nothing, caches nothing and makes no call."""
     look = {"content": "Looking.", "tool_calls": [
         call("bash", command=f"echo {SEEN}; seq 1 400")]}
     agent = [Script([fix_turn([DEMO[TALLY]], tmp_path)], model="agent", seen=[SEEN]),
@@ -252,8 +253,8 @@ def test_a_sweep_shows_the_cached_share_and_the_saving(tmp_path: Path) -> None:
         assert again.returncode == 0 and server.count == 8, again.stdout + again.stderr
         report = run_replay("report", "cached", "--store", str(store), env=env)
     calls = sqlite3.connect(store).execute(
-        "SELECT provider, input_tokens, output_tokens, cached_tokens, cache_write_tokens, cost "
-        "FROM model_calls").fetchall()
+        "SELECT provider, input_tokens, output_tokens, cached_tokens, cache_write_tokens, cost, "
+        "seconds FROM model_calls").fetchall()
     prices = {"anthropic": (3.0, 15.0), "openai": (1.0, 2.0)}
     uncached = sum(i * prices[p][0] / 1e6 + o * prices[p][1] / 1e6 for p, i, o, *_ in calls)
     total_in, read = sum(row[1] for row in calls), sum(row[3] for row in calls)
@@ -264,7 +265,16 @@ def test_a_sweep_shows_the_cached_share_and_the_saving(tmp_path: Path) -> None:
     final = [line for line in done.stdout.splitlines() if line.startswith("[3/3 cells]")]
     assert len(final) == 1 and share in final[0], done.stdout
     assert f"spend of run cached: {final[0].split(' | ')[-1]}" in done.stdout
+    seconds = sum(row[6] for row in calls)
+    assert len(calls) == 8 and all(row[6] > 0 for row in calls)
+    made = (f"8 calls made, {figure_text(seconds / 8)} s/call, "
+            f"{figure_text(sum(row[2] for row in calls) / seconds)} tok/s out "
+            "(call cache replays not counted)")
+    assert final[0].split(" | ")[-2] == made, final[0]
     assert "spend of run again: 0 tokens in, 0 out, $0.0000" in again.stdout
+    closing = [line for line in again.stdout.splitlines() if line.startswith("[3/3 cells]")]
+    assert len(closing) == 1, again.stdout
+    assert " | 0 calls made (call cache replays not counted) | 0 tokens in" in closing[0]
     folder = store.parent / "reports" / "cached"
     assert report.returncode == 0, report.stderr
     spend = json.loads((folder / "report.json").read_text())["spend"]

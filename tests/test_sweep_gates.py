@@ -1,4 +1,6 @@
-"""Workers share one gate per provider endpoint: at most N model calls in flight on it."""
+"""Workers share one gate per provider endpoint: at most N model calls in flight on it; the
+meter behind the gate counts the calls made and their seconds, not the wait for the gate, and a
+reply from the call cache counts nothing."""
 
 from __future__ import annotations
 
@@ -47,3 +49,5 @@ def test_a_provider_gate_bounds_the_calls_in_flight(tmp_path: Path) -> None:
     assert one_at_a_time >= 4 * 0.4
     assert all_at_once < 2 * 0.4
     assert spent.input_tokens > 0 and spent.output_tokens > 0 and again == Spend()
+    # four calls of 0.4 s each: the waits for the gate (0.4 + 0.8 + 1.2 s) are not call time
+    assert spent.calls == 4 and 4 * 0.4 <= spent.call_seconds < 4 * 0.4 + 1.2

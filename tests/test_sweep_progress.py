@@ -1,8 +1,10 @@
-"""The progress of a sweep says when a model call is retried, on a terminal and in plain lines."""
+"""The progress of a sweep says when a model call is retried, on a terminal and in plain lines,
+and shows the calls made with their speed in 80 columns."""
 
 from __future__ import annotations
 
 import io
+import re
 import threading
 from collections import Counter
 
@@ -12,6 +14,7 @@ from rich.console import Console
 from replay.histories.records import bundled_history
 from replay.models.retry import RetryNotice
 from replay.pipeline.cell import CellTask
+from replay.records.spend import Spend
 from replay.sweep.plan import CellId, CellResult
 from replay.sweep.progress import SweepProgress
 
@@ -78,5 +81,26 @@ def test_outside_a_terminal_a_line_comes_while_a_cell_runs_and_an_interrupt_is_t
     lines = out.getvalue().splitlines()
     beats = [line for line in lines if "elapsed, 0/3 cells" in line]
     assert len(beats) >= 2 and f"running {TALLY} pre seed 0 |" in beats[0]
+    assert " | 0 calls made (call cache replays not counted) | 0 tokens in" in beats[0]
     assert lines[-1] == ("interrupted: 1 of 3 cell(s) finished and kept in the store; the same "
                          "command resumes the others")
+
+
+def test_on_an_80_column_terminal_every_line_fits_and_shows_the_calls_made() -> None:
+    """Issue 25: the calls made, seconds per call and output tokens per second, as for remote
+    models; the one-line status was cut at 80 columns before the spend."""
+    out = io.StringIO()
+    spent = Spend(23_000, 1_300, 12_000, 0, 0.0123, 0.004, calls=9, call_seconds=31.5)
+    with SweepProgress(Console(file=out, force_terminal=True, width=80), 12, workers=2) as progress:
+        for seed in range(3):
+            progress.finished(CellResult(CellId(TALLY, "pre", "", seed), "done", True,
+                                         seconds=42, spent=spent),
+                              Counter({"preserved": 2, "damaged": 1}))
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue()).split("\r")[-1]
+    lines = shown.rstrip("\n").split("\n")[-4:]
+    assert all(len(line) <= 80 for line in lines), lines
+    assert lines[0].endswith(" 3/12 left 0:03:09 (a cell takes 0:00:42)")
+    assert lines[1:] == ["cells running 0, errors 0 | pairs: preserved 2, damaged 1",
+                         "27 calls made, 3.5 s/call, 41.3 tok/s out (call cache replays not "
+                         "counted)", "69.0k tokens in (52% cached, saved $0.0120), 3.9k out, "
+                         "$0.0369"]

@@ -1,7 +1,9 @@
-"""The same plan on a local Ray instance and on the local executor gives the same table."""
+"""The same plan on a local Ray instance and on the local executor gives the same table, and
+the driver hears of the calls the actors made and their seconds."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -80,6 +82,13 @@ def test_ray_gives_the_table_of_the_local_executor(tmp_path: Path) -> None:
     assert not local.errors and not remote.errors
     assert local_requests == remote_requests == 1 + 2 * 2
     assert again_requests == 0 and again.results == []
+    for result, store in ((local, "local"), (remote, "ray")):
+        rows = sqlite3.connect(tmp_path / store / "replay.db").execute(
+            "SELECT COUNT(*), SUM(seconds), SUM(output_tokens) FROM model_calls").fetchone()
+        spent = [cell.spent for cell in result.results]
+        assert sum(s.calls for s in spent) == rows[0] == 5
+        assert sum(s.call_seconds for s in spent) == pytest.approx(rows[1])
+        assert sum(s.output_tokens for s in spent) == rows[2]
     expected = table(tmp_path / "local" / "replay.db")
     assert table(tmp_path / "ray" / "replay.db") == expected
     labels = set(expected["labels"].values())

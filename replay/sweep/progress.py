@@ -1,10 +1,13 @@
 """Progress of a sweep: a live rich display on a terminal, one plain line per event elsewhere.
 
 The display counts cells (done of all, running, errors, refused), then the labels of the run's
-(instance, summarizer) pairs so far, the tokens and cost of the model calls made so far with the
-share of their prompts the providers read from their prompt caches and what that saved
-(replies replayed from the call cache cost nothing and count nothing), and the time left: the
-mean duration of the cells this command ran, times the cells left, over the workers. A line
+(instance, summarizer) pairs so far, the model calls made so far with their mean seconds and
+output tokens per second, their tokens and cost with the share of their prompts the providers
+read from their prompt caches and what that saved (replies replayed from the call cache are no
+call made: they cost nothing and count nothing), and the time left: the mean duration of the
+cells this command ran, times the cells left, over the workers. On a terminal the bar and the
+time left take one line and the counters one line each (cells and pairs, calls, spend), each
+short enough for 80 columns; elsewhere they make one line. A line
 says each time a model call is retried: which model at which endpoint, the attempt and why it
 failed. Without a terminal, a line gives the counters at least every `HEARTBEAT` seconds while
 cells run (a slow model call is not silence), and a last one when the sweep ends; a sweep
@@ -21,10 +24,11 @@ import signal
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from datetime import timedelta
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 from rich.text import Text
 
@@ -69,14 +73,13 @@ class SweepProgress:
         if threading.current_thread() is threading.main_thread():
             self._sigterm = signal.signal(signal.SIGTERM, _terminate) or signal.SIG_DFL
         if self.console.is_terminal and not self.quiet:
-            self._live = Progress(SpinnerColumn(), TextColumn("cells"), BarColumn(),
+            self._live = _Display(SpinnerColumn(), TextColumn("cells"), BarColumn(bar_width=20),
                                   MofNCompleteColumn(),
                                   TextColumn("{task.fields[eta]}", markup=False),
-                                  TextColumn("{task.fields[status]}", markup=False),
                                   console=self.console, transient=False)
+            self._live.lines = self.parts()
             self._live.start()
-            self._task = self._live.add_task("cells", total=self.total, status="",
-                                             eta=self.eta_text())
+            self._task = self._live.add_task("cells", total=self.total, eta=self.eta_text())
         elif not self.quiet:
             self._beat = threading.Thread(target=self._heartbeat, daemon=True)
             self._beat.start()
@@ -161,21 +164,37 @@ class SweepProgress:
         mean = sum(self.durations) / len(self.durations)
         return f"left {_clock(left)} (a cell takes {_clock(mean)})"
 
-    def status(self) -> str:
-        """The counters as one line: cells, then pairs, then spend."""
+    def parts(self) -> list[str]:
+        """The counters in three parts: cells and pairs, the model calls made, their spend."""
         labels = ", ".join(f"{name} {self.labels[name]}" for name in Label
                            if self.labels.get(name))
         refused = f", {self.refused} refused" if self.refused else ""
-        return (f"cells running {len(self.running)}, errors {self.failed}{refused} | "
-                f"pairs: {labels or 'none labelled yet'} | {self.spend.text()}")
+        return [f"cells running {len(self.running)}, errors {self.failed}{refused} | "
+                f"pairs: {labels or 'none labelled yet'}", self.spend.speed_text(),
+                self.spend.text()]
+
+    def status(self) -> str:
+        """The counters as one line: cells, then pairs, then calls made, then spend."""
+        return " | ".join(self.parts())
 
     def _refresh(self) -> None:
         if self._live is not None:
-            self._live.update(self._task, status=self.status(), eta=self.eta_text())
+            self._live.lines = self.parts()
+            self._live.update(self._task, eta=self.eta_text())
 
     def _line(self, text: str) -> None:
         console = self._live.console if self._live is not None else self.console
         console.print(Text(text), soft_wrap=True)
+
+
+class _Display(Progress):
+    """rich's progress bar with a line of text under it for each of `lines`."""
+
+    lines: Sequence[str] = ()
+
+    def get_renderables(self) -> Iterable[RenderableType]:
+        yield self.make_tasks_table(self.tasks)
+        yield from (Text(line) for line in self.lines)
 
 
 def verdict(result: CellResult) -> str:

@@ -87,8 +87,10 @@ class Gates:
 
 class Metered:
     """A model client behind its provider's gate that counts new spend (and keeps the calls):
-    tokens, the part of the prompts read from and written to the provider's prompt cache, cost
-    and what prompt caching saved. Replies replayed from the call cache count nothing."""
+    tokens, the part of the prompts read from and written to the provider's prompt cache, cost,
+    what prompt caching saved, and the call with its seconds (`ChatResponse.latency`, the time
+    in the client, not the wait for the gate). Replies replayed from the call cache count
+    nothing, not even as a call."""
 
     def __init__(self, client: ModelClient, gate: threading.Semaphore,
                  spent: Spend, calls: list[Called] | None) -> None:
@@ -110,7 +112,8 @@ class Metered:
             usage = response.usage
             self.spent.add(Spend(usage.input_tokens, usage.output_tokens, usage.cached_tokens,
                                  usage.cache_write_tokens, response.cost,
-                                 self.client.spec.saving(usage)))
+                                 self.client.spec.saving(usage), calls=1,
+                                 call_seconds=response.latency or 0.0))
         if self.calls is not None:
             self.calls.append(Called(self.client.spec, request, seed_index, response))
         return response
