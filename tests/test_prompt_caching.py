@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import sqlite3
 from collections import Counter
 from pathlib import Path
@@ -234,8 +235,9 @@ def _models_file(home: Path, base_url: str) -> dict[str, str]:
 def test_a_sweep_shows_the_cached_share_the_saving_and_the_speed(tmp_path: Path) -> None:
     """Each continuation takes two steps (look, then fix); the two summaries of one history
     share it as a prefix. The closing line counts the calls made with their seconds and output
-    tokens per second, as the store keeps them (issue 25). A second run replays every call from
-    the call cache: it spends nothing, caches nothing and makes no call."""
+    tokens per second, as the store keeps them (issue 25). A second run is answered from the
+    store, a third (the continuations' files gone) runs its cells with every call replayed from
+    the call cache: both spend nothing, cache nothing and make no call."""
     look = {"content": "Looking.", "tool_calls": [
         call("bash", command=f"echo {SEEN}; seq 1 400")]}
     agent = [Script([fix_turn([DEMO[TALLY]], tmp_path)], model="agent", seen=[SEEN]),
@@ -251,6 +253,10 @@ def test_a_sweep_shows_the_cached_share_the_saving_and_the_speed(tmp_path: Path)
         assert server.count == 2 + 3 * 2
         again = run_replay(*args, "--run", "again", env=env)
         assert again.returncode == 0 and server.count == 8, again.stdout + again.stderr
+        # without the continuations' files the cells run again, every call from the call cache
+        shutil.rmtree(store.parent / "artifacts" / "continuations")
+        replayed = run_replay(*args, "--run", "replayed", env=env)
+        assert replayed.returncode == 0 and server.count == 8, replayed.stdout + replayed.stderr
         report = run_replay("report", "cached", "--store", str(store), env=env)
     calls = sqlite3.connect(store).execute(
         "SELECT provider, input_tokens, output_tokens, cached_tokens, cache_write_tokens, cost, "
@@ -272,9 +278,11 @@ def test_a_sweep_shows_the_cached_share_the_saving_and_the_speed(tmp_path: Path)
             "(call cache replays not counted)")
     assert final[0].split(" | ")[-2] == made, final[0]
     assert "spend of run again: 0 tokens in, 0 out, $0.0000" in again.stdout
-    closing = [line for line in again.stdout.splitlines() if line.startswith("[3/3 cells]")]
-    assert len(closing) == 1, again.stdout
-    assert " | 0 calls made (call cache replays not counted) | 0 tokens in" in closing[0]
+    assert "3 cell(s) finished: 3 run, 0 kept" in replayed.stdout, replayed.stdout
+    for rerun in (again, replayed):
+        closing = [line for line in rerun.stdout.splitlines() if line.startswith("[3/3 cells]")]
+        assert len(closing) == 1, rerun.stdout
+        assert " | 0 calls made (call cache replays not counted) | 0 tokens in" in closing[0]
     folder = store.parent / "reports" / "cached"
     assert report.returncode == 0, report.stderr
     spend = json.loads((folder / "report.json").read_text())["spend"]
