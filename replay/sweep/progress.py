@@ -7,12 +7,13 @@ read from their prompt caches and what that saved (replies replayed from the cal
 call made: they cost nothing and count nothing), and the time left: the mean duration of the
 cells this command ran, times the cells left, over the workers. On a terminal the bar and the
 time left take one line and the counters one line each (cells and pairs, calls, spend), each
-short enough for 80 columns; elsewhere they make one line. A line
-says each time a model call is retried: which model at which endpoint, the attempt and why it
-failed. Without a terminal, a line gives the counters at least every `HEARTBEAT` seconds while
-cells run (a slow model call is not silence), and a last one when the sweep ends; a sweep
-interrupted (Ctrl-C, or SIGTERM, which it takes as Ctrl-C while it runs) says how many cells it
-finished and kept, so that the same command resumes.
+short enough for 80 columns; elsewhere they make one line. A line says each time a model call
+is retried: which model at which endpoint, the attempt and why it failed. Without a terminal,
+a line gives the counters at least every `HEARTBEAT` seconds while cells run (a slow model call
+is not silence), and a last one when the sweep ends; a sweep interrupted (Ctrl-C, or SIGTERM,
+which it takes as Ctrl-C while it runs) says how many cells it finished and kept, so that the
+same command resumes. The calls made and the spend count the cells finished so far (a cell
+sends what its calls spent when it is done).
 
 Every text that comes from outside (instance names, summarizers, errors) is printed as text,
 never read as rich markup.
