@@ -19,7 +19,7 @@ from replay.models.cache import cache_key, refusal_key, request_content
 from replay.models.prompt_cache import _block_prefixes as block_prefixes
 from replay.models.types import ChatRequest, ModelSpec
 from replay.pipeline.cell import Settings
-from replay.pipeline.continuation import continuation_key
+from replay.pipeline.continuation import Start
 from replay.pipeline.summary import Summarizer, summary_key
 from replay.records.history import History
 from replay.records.plan import PlannedHistory
@@ -78,8 +78,8 @@ def test_every_key_is_the_key_main_computed() -> None:
         "cache_key": cache_key(content),
         "refusal_key": refusal_key(content),
         "content_id": HISTORY.content_id(),
-        "continuation_key": continuation_key(HISTORY, MESSAGES, "openai:a@u", CONFIG, 1),
-        "continuation_key mini": continuation_key(MIMIC, MESSAGES, "openai:a@u", CONFIG, 0),
+        "continuation_key": Start.of(HISTORY, MESSAGES, "openai:a@u", CONFIG, 1).key,
+        "continuation_key mini": Start.of(MIMIC, MESSAGES, "openai:a@u", CONFIG, 0).key,
         "summary_key backbone": _summary("summ:claude-code", SPEC),
         "summary_key mechanical": _summary("anchor_index", None),
         "summary_key fused": _summary("summ:claude-code+top:3@summ", SPEC, SPEC),

@@ -21,7 +21,7 @@ from replay.instances.records import Instance
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.pipeline.cell import CellTask, Settings, run_cell
-from replay.pipeline.continuation import continuation_key
+from replay.pipeline.continuation import Start
 from replay.pipeline.summary import Summarizer
 from replay.records.cell import CellId, CellResult
 from replay.records.snapshot import Snapshot
@@ -84,7 +84,7 @@ def test_the_protocol_is_part_of_a_continuation_key(tiny: Instance) -> None:
     snapshot = Snapshot(base_commit=tiny.base_commit, diff=b"", fingerprint="f")
     history = mini_history(tiny.instance_id, tiny.problem_statement, snapshot)
     as_tools = history.model_copy(update={"dialect": "tool-calls"})
-    keys = {continuation_key(found, found.messages, "agent", AgentConfig(), 0)
+    keys = {Start.of(found, found.messages, "agent", AgentConfig(), 0).key
             for found in (history, as_tools)}
     assert len(keys) == 2
     assert as_tools.content_id() == history.content_id()  # the dialect is the agent's, not

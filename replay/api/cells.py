@@ -24,7 +24,7 @@ from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.models.retry import Breaker
 from replay.models.types import ModelSpec
-from replay.pipeline.cell import CellTask, Settings
+from replay.pipeline.cell import CellTask, Settings, prepare
 from replay.pipeline.cell import run_cell as run_task
 from replay.pipeline.summary import Summarizer
 from replay.records.cell import CellId, CellResult
@@ -132,8 +132,10 @@ def run_cell(instance: Instance, options: CellOptions, store: Path, *,
                                            breaker=breaker))
                 return clients[-1]
 
-            result = run_task(task, settings, opened,
-                              lambda _: (chosen.start(instance, recipe), recipe), model)
+            found = prepare(task, settings, opened)
+            result = found if isinstance(found, CellResult) else run_task(
+                found, settings, opened, lambda _: (chosen.start(instance, recipe), recipe),
+                model)
             if breaker.tripped is not None:
                 raise Halt(breaker.tripped)
             if result.fault is not None and result.fault.kind == FaultKind.INPUT:

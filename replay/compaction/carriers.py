@@ -23,8 +23,10 @@ from replay.agent.loop import load_prompt
 from replay.compaction import agents
 from replay.compaction.sources import PromptText
 from replay.core.errors import InputError
+from replay.core.paths import TESTBED
 from replay.core.vocab import ActionFormat, Carrier
 from replay.models.types import Message
+from replay.records.history import History
 from replay.records.summary import Summary
 
 CARRIERS = tuple(Carrier)
@@ -33,6 +35,16 @@ CARRIERS = tuple(Carrier)
 def compacted(summary: str) -> str:
     """What tells a resumed agent that `summary` replaces its earlier work."""
     return load_prompt("compacted").format(summary=summary)
+
+
+def start_messages(history: History, problem_statement: str, summary: Summary | None,
+                   carrier: str, prompt: PromptText | None) -> list[Message]:
+    """What a continuation starts from: the full history (PRE), or the summary as `carrier`
+    hands it over (POST, `post_messages`)."""
+    if summary is None:
+        return history.messages
+    return post_messages(summary, history.messages, problem_statement, TESTBED, carrier, prompt,
+                         history.dialect)
 
 
 def post_messages(summary: Summary, history: list[Message], problem_statement: str,

@@ -1,15 +1,18 @@
 """One cell, from its task to its result: summary -> continuation -> grade -> diagnostics.
 
-`run_cell` calls the stages in that order, each with the records it needs:
+What the store already keeps is found once, before a cell is handed to a worker (`prepare`):
+a cell whose summary and continuation are both kept is answered from the store alone, with no
+environment and no model; else its task carries the summary the store keeps, if any, so that a
+worker on any machine continues from it. `run_cell` then calls the stages in one direction, each
+with the records it needs:
 
-1. `replay.pipeline.summary`: a POST cell's summary, kept in the store or written now;
+1. `replay.pipeline.summary`: a POST cell's summary, written now (unless the task carries it),
+   handed over as the run's carrier does (`replay.compaction.carriers.start_messages`), and
+   kept in the store (`replay.store.summaries`);
 2. `replay.pipeline.continuation`: the agent continues from the history (PRE) or the summary
-   (POST) on the restored snapshot (a continuation the store keeps is not run again);
+   (POST) on the restored snapshot;
 3. `replay.pipeline.grade`: the instance's tests on the continuation's tree;
 4. `replay.pipeline.diagnostics`: protocol step 10, from the typed trace.
-
-A cell whose summary and continuation are both kept is answered from the store alone
-(`kept_result`), with no environment and no model.
 
 A request the server refuses for its content is a result, not a fault: a refused summarizer
 request is kept in place of the summary and fails the POST (nothing to continue from); a refused
@@ -27,9 +30,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from replay.agent.loop import AgentConfig
+from replay.compaction.carriers import start_messages
+from replay.compaction.sources import PromptText
 from replay.core.digest import canonical_json
 from replay.core.errors import Fault
 from replay.core.vocab import CellStatus, ExitReason
@@ -45,11 +50,10 @@ from replay.models.types import Message, Model, ModelSpec
 from replay.pipeline.calls import Recorder
 from replay.pipeline.continuation import (
     Continuation,
-    continuation_key,
+    Start,
     continue_agent,
     kept_continuation,
     model_id,
-    start_messages,
 )
 from replay.pipeline.diagnostics import diagnose, refused_diagnostics
 from replay.pipeline.grade import grade
@@ -58,13 +62,12 @@ from replay.pipeline.summary import (
     Summarizer,
     kept_summarized,
     summary_key,
-    summary_of,
+    write_summary,
 )
 from replay.records.cell import CellId, CellResult
 from replay.records.history import History
-from replay.records.summary import Summary
 from replay.records.trace import Trace
-from replay.store import Store
+from replay.store import Store, summaries
 from replay.store.artifacts import CONTINUATIONS
 
 
@@ -105,6 +108,7 @@ class CellTask:
     summarizer: Summarizer | None = None  # None for PRE
     test_timeout: float = DEFAULT_TEST_TIMEOUT
     gold_seconds: float | None = None
+    summarized: Summarized | None = None  # a POST's summary the store keeps (see `prepare`)
 
 
 def run_cell(task: CellTask, settings: Settings, store: Store,
@@ -114,35 +118,55 @@ def run_cell(task: CellTask, settings: Settings, store: Store,
     result, refused requests a `done` one marked `refused` (see the module docstring).
 
     `model(spec)` gives the client to call a model through. Writes the summary and the
-    continuation to `store`; the cell's own row is the caller's to write.
+    continuation to `store`; the cell's own row is the caller's to write. A POST whose task
+    carries no kept summary (`prepare` finds it) has its summary written now.
     """
     started = time.monotonic()
-    summarized = None
+    summarized = task.summarized
     stage = "summarizer"
     try:
-        if task.summarizer is not None:
-            summarized = summary_of(task.summarizer, task.history, task.cell.seed_index, store,
-                                    model)
-            stopped = unusable(task.cell, summarized, time.monotonic() - started)
-            if stopped is not None:
-                return stopped
+        summarized, messages = _begin(task, settings, store, model)
+        if summarized is not None and not summarized.usable:
+            return stopped(task.cell, summarized, time.monotonic() - started)
         stage = ""
-        summary = None if summarized is None else summarized.summary
-        messages = _start(task, settings, summary)
-        continuation = continue_and_grade(
-            task.instance, task.history, messages, task.cell.arm, settings, store, environment,
-            model(settings.agent), task.cell.seed_index, task.test_timeout)
+        start = Start.of(task.history, messages, settings.agent_key, settings.config,
+                         task.cell.seed_index)
+        continuation = run_and_grade(task.instance, task.history, start, task.cell.arm,
+                                     settings, store, environment, model(settings.agent),
+                                     task.test_timeout)
     except Exception as exc:  # a cell's fault is its result: recorded, retried next run
         return CellResult(task.cell, CellStatus.ERROR,
-                          summary=None if summarized is None else summarized.key,
+                          summary=None if summarized is None else summarized.key or None,
                           fault=Fault.of(exc, stage), seconds=time.monotonic() - started)
     return result_of(task, continuation, summarized, time.monotonic() - started)
 
 
-def _start(task: CellTask, settings: Settings, summary: Summary | None) -> list[Message]:
-    prompt = None if task.summarizer is None else task.summarizer.prompt
-    return start_messages(task.history, task.instance.problem_statement, summary,
-                          settings.carrier, prompt)
+def _begin(task: CellTask, settings: Settings, store: Store,
+           model: Callable[[ModelSpec], Model]) -> tuple[Summarized | None, list[Message]]:
+    """A POST's summary (the task's kept one, or written now and kept) and the messages the
+    continuation starts from (none when the summary leaves nothing to continue from)."""
+    summarizer = task.summarizer
+    history = task.history
+    seed_index = task.cell.seed_index
+    summarized = task.summarized
+    identity = None
+    if summarizer is not None and summarized is None:
+        identity = summarizer.identity()
+        summarized = write_summary(summarizer, history, seed_index, model)
+    messages: list[Message] = []
+    if summarized is None or summarized.usable:
+        summary = None if summarized is None else summarized.summary
+        messages = start_messages(history, task.instance.problem_statement, summary,
+                                  settings.carrier, _prompt(task))
+    if summarizer is not None and summarized is not None and identity is not None:
+        summarized = replace(summarized, key=summaries.keep_written(
+            store, identity, history, seed_index, summarizer.name.name, summarized.summary,
+            summarized.refused))
+    return summarized, messages
+
+
+def _prompt(task: CellTask) -> PromptText | None:
+    return None if task.summarizer is None else task.summarizer.prompt
 
 
 def continue_and_grade(instance: Instance, history: History, messages: list[Message], arm: str,
@@ -153,18 +177,29 @@ def continue_and_grade(instance: Instance, history: History, messages: list[Mess
     """The continuation of `history` from `messages`, graded: the one the store keeps (unless
     its tests timed out under a shorter limit than `test_timeout`), else run now in the
     environment `environment(instance)` gives and graded there."""
-    key = continuation_key(history, messages, settings.agent_key, settings.config, seed_index)
-    kept = kept_continuation(store, key, test_timeout)
+    start = Start.of(history, messages, settings.agent_key, settings.config, seed_index)
+    kept = kept_continuation(store, start.key, test_timeout)
     if kept is not None:
         return kept
+    return run_and_grade(instance, history, start, arm, settings, store, environment, model,
+                         test_timeout)
+
+
+def run_and_grade(instance: Instance, history: History, start: Start, arm: str,
+                  settings: Settings, store: Store,
+                  environment: Callable[[Instance], tuple[Environment, Recipe]], model: Model,
+                  test_timeout: float = DEFAULT_TEST_TIMEOUT) -> Continuation:
+    """The continuation from `start`, run now in the environment `environment(instance)`
+    gives and graded there."""
+    key = start.key
     continuation = Continuation(key, instance.instance_id, arm, None,
-                                Trace(messages=messages, start_index=len(messages),
+                                Trace(messages=start.messages, start_index=len(start.messages),
                                       dialect=history.dialect), None, None,
                                 store.folder(CONTINUATIONS, key))
     env, recipe = environment(instance)
     agent = Recorder(model, settings.agent, continuation.calls)
     continue_agent(continuation, history, instance.base_commit, env, agent, settings.config,
-                   store, seed_index)
+                   store, start.seed_index)
     if continuation.trace.exit_reason != ExitReason.ERROR:
         grade(continuation, instance, env, recipe, store, test_timeout)
     return continuation
@@ -196,38 +231,46 @@ def summarizer_refused(cell: CellId, summary_id: str, why: str, seconds: float =
                       refused=f"summarizer request refused: {why}")
 
 
-def unusable(cell: CellId, summarized: Summarized, seconds: float = 0.0,
-             reused: bool = False) -> CellResult | None:
-    """A POST with nothing to continue from, which fails: its summarizer's request was
-    refused, or its summary breaks its method's own rules (`Summary.invalid`: the study's H over
-    its allowance scores zero, with no fallback). None when there is a summary to continue."""
-    if summarized.refused is not None:
-        return summarizer_refused(cell, summarized.key, summarized.refused, seconds, reused)
-    why = None if summarized.summary is None else summarized.summary.invalid
-    if why is None:
-        return None
+def stopped(cell: CellId, summarized: Summarized, seconds: float = 0.0,
+            reused: bool = False) -> CellResult:
+    """A POST with nothing to continue from (`Summarized.usable` is false), which fails: its
+    summarizer's request was refused, or its summary breaks its method's own rules
+    (`Summary.invalid`: the study's H over its allowance scores zero, with no fallback)."""
+    if summarized.summary is None:
+        return summarizer_refused(cell, summarized.key, summarized.refused or "", seconds,
+                                  reused)
     return CellResult(cell, CellStatus.DONE, False, summary=summarized.key, reused=reused,
                       diagnostics={**refused_diagnostics(ExitReason.INVALID_SUMMARY),
-                                   "summary_invalid": why}, seconds=seconds)
+                                   "summary_invalid": summarized.summary.invalid},
+                      seconds=seconds)
 
 
 def kept_result(task: CellTask, settings: Settings, store: Store) -> CellResult | None:
     """The cell's result from the store alone, when its summary (or the summarizer's refusal)
     and its continuation are kept."""
+    found = prepare(task, settings, store)
+    return found if isinstance(found, CellResult) else None
+
+
+def prepare(task: CellTask, settings: Settings, store: Store) -> CellTask | CellResult:
+    """The cell's result from the store alone, when it keeps the cell's summary (or the
+    summarizer's refusal) and its continuation; else the task to run, carrying the summary the
+    store keeps (so that a worker on any machine continues from it and never writes it
+    again)."""
     summarized = None
     if task.summarizer is not None:
         summarized = kept_summarized(
             store, summary_key(task.summarizer, task.history, task.cell.seed_index))
         if summarized is None:
-            return None
-        stopped = unusable(task.cell, summarized, reused=True)
-        if stopped is not None:
-            return stopped
+            return task
+        if not summarized.usable:
+            return stopped(task.cell, summarized, reused=True)
     summary = None if summarized is None else summarized.summary
-    continuation = kept_continuation(
-        store, continuation_key(task.history, _start(task, settings, summary),
-                                settings.agent_key, settings.config, task.cell.seed_index),
-        task.test_timeout)
+    messages = start_messages(task.history, task.instance.problem_statement, summary,
+                              settings.carrier, _prompt(task))
+    start = Start.of(task.history, messages, settings.agent_key, settings.config,
+                     task.cell.seed_index)
+    continuation = kept_continuation(store, start.key, task.test_timeout)
     if continuation is None or timeout_fault(continuation.grade, task.gold_seconds):
-        return None
+        return replace(task, summarized=summarized)
     return result_of(task, continuation, summarized, 0.0)

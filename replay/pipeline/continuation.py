@@ -1,7 +1,8 @@
 """The continuation stage: restore the snapshot, run the agent from its start, keep its tree.
 
-PRE and POST differ only in the messages the agent starts from (`start_messages`): the full
-history, or what the run's carrier makes of the summary. Both restore the same snapshot and are
+PRE and POST differ only in the messages the agent starts from
+(`replay.compaction.carriers.start_messages`): the full history, or what the run's carrier makes
+of the summary. Both restore the same snapshot and are
 graded by the same judge in the same environment (the shared directory; see
 `replay.pipeline.grade`).
 
@@ -9,8 +10,8 @@ A continuation speaks its history's dialect (`History.dialect`: replay's tool ca
 mini-swe-agent's text actions or bash calls ending at its submit sentinel), in PRE and POST
 alike and with the same step limit; its trace records the dialect.
 
-A continuation is identified by what determines it: the instance, the snapshot, the starting
-messages, the dialect, the agent (model and settings) and the sample index. The dialect
+A continuation is identified by what determines it (its `Start`): the instance, the snapshot,
+the starting messages, the dialect, the agent (model and settings) and the sample index. The dialect
 enters the key (as `protocol`, its name when it entered) only when it is not `tool-calls`, so
 the keys of continuations kept before it was part of them stay valid. A finished one is kept in
 the store and returned again without running anything: tool outputs such as test timings differ
@@ -25,19 +26,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from replay.agent.loop import AgentConfig, run_agent
-from replay.compaction.carriers import post_messages
-from replay.compaction.sources import PromptText
 from replay.core.digest import digest
 from replay.core.errors import Fault, HarnessError
-from replay.core.paths import TESTBED
-from replay.core.vocab import ExitReason
+from replay.core.vocab import ActionFormat, ExitReason
 from replay.environments import snapshots
 from replay.environments.base import Environment
 from replay.judge.timeouts import still_holds
 from replay.models.types import Message, Model, ModelSpec
 from replay.records.grade import Grade
 from replay.records.history import History
-from replay.records.summary import Summary
 from replay.records.trace import Trace
 from replay.store import Store
 from replay.store.artifacts import CONTINUATIONS, TRACE, TREE_DIFF
@@ -73,26 +70,35 @@ def model_id(spec: ModelSpec) -> str:
     return f"{spec.provider}:{spec.model}@{spec.base_url}"
 
 
-def start_messages(history: History, problem_statement: str, summary: Summary | None,
-                   carrier: str, prompt: PromptText | None) -> list[Message]:
-    """What the continuation starts from: the full history (PRE), or the summary as `carrier`
-    hands it over (POST)."""
-    if summary is None:
-        return history.messages
-    return post_messages(summary, history.messages, problem_statement, TESTBED, carrier, prompt,
-                         history.dialect)
+@dataclass(frozen=True)
+class Start:
+    """What determines a continuation (see the module docstring): the history's instance,
+    snapshot and dialect, the messages the agent starts from, the agent (`Settings.agent_key`),
+    its loop's settings and the sample index. `key` is the continuation's identity."""
 
+    instance_id: str
+    fingerprint: str
+    dialect: str
+    messages: list[Message]
+    agent: str
+    config: AgentConfig
+    seed_index: int
 
-def continuation_key(history: History, messages: list[Message], agent_id: str,
-                     config: AgentConfig, seed_index: int) -> str:
-    """The identity of a continuation of `history` from `messages` (see the module
-    docstring)."""
-    content = {"instance": history.instance_id, "snapshot": history.snapshot.fingerprint,
-               "messages": messages, "agent": agent_id, "config": asdict(config),
-               "seed_index": seed_index}
-    if history.dialect != "tool-calls":
-        content["protocol"] = history.dialect  # the key's name from before the rename
-    return digest(content)
+    @classmethod
+    def of(cls, history: History, messages: list[Message], agent: str, config: AgentConfig,
+           seed_index: int) -> Start:
+        """The start of a continuation of `history` from `messages`."""
+        return cls(history.instance_id, history.snapshot.fingerprint, history.dialect, messages,
+                   agent, config, seed_index)
+
+    @property
+    def key(self) -> str:
+        content = {"instance": self.instance_id, "snapshot": self.fingerprint,
+                   "messages": self.messages, "agent": self.agent,
+                   "config": asdict(self.config), "seed_index": self.seed_index}
+        if self.dialect != ActionFormat.TOOL_CALLS:
+            content["protocol"] = self.dialect  # the key's name from before the rename
+        return digest(content)
 
 
 def kept_continuation(store: Store, key: str, test_timeout: float) -> Continuation | None:

@@ -16,7 +16,6 @@ from typing import Any
 from replay.compaction.fusion import FUSION_VERSION
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import SummarizerName, summarize
-from replay.core.digest import digest
 from replay.models.transport import ModelRefused
 from replay.models.types import Model, ModelSpec
 from replay.pipeline.calls import recording
@@ -64,10 +63,7 @@ def _model_identity(spec: ModelSpec | None) -> dict[str, Any] | None:
 
 def summary_key(summarizer: Summarizer, history: History, seed_index: int) -> str:
     """The identity of the summary `summarizer` writes of `history` at `seed_index`."""
-    identity = summarizer.identity()
-    content = {"instance": history.instance_id, "snapshot": history.snapshot.fingerprint,
-               "history": digest(history.messages), **identity, "seed_index": seed_index}
-    return digest(content)
+    return summaries.summary_key(summarizer.identity(), history, seed_index)
 
 
 @dataclass(frozen=True)
@@ -79,6 +75,12 @@ class Summarized:
     summary: Summary | None = None
     refused: str | None = None
 
+    @property
+    def usable(self) -> bool:
+        """Whether there is a summary to continue from: not refused, and not invalid by its
+        method's own rules (`Summary.invalid`)."""
+        return self.summary is not None and self.summary.invalid is None
+
 
 def summary_of(summarizer: Summarizer, history: History, seed_index: int, store: Store,
                model: Callable[[ModelSpec], Model]) -> Summarized:
@@ -88,22 +90,19 @@ def summary_of(summarizer: Summarizer, history: History, seed_index: int, store:
     A request the summarizer's server refused for its content, now or before, is a result:
     the refusal is kept in the summary's place and not asked again.
     """
-    key = summary_key(summarizer, history, seed_index)
-    kept = kept_summarized(store, key)
+    kept = kept_summarized(store, summary_key(summarizer, history, seed_index))
     if kept is not None:
         return kept
-    written = _write(summarizer, history, seed_index, model, key)
-    if written.summary is None:
-        summaries.keep_refusal(store, key, history.instance_id, seed_index, summarizer.name.name,
-                               written.refused or "")
-    else:
-        summaries.keep_summary(store, key, history.instance_id, seed_index, written.summary)
-    return written
+    written = write_summary(summarizer, history, seed_index, model)
+    return replace(written, key=summaries.keep_written(
+        store, summarizer.identity(), history, seed_index, summarizer.name.name,
+        written.summary, written.refused))
 
 
-def _write(summarizer: Summarizer, history: History, seed_index: int,
-           model: Callable[[ModelSpec], Model], key: str) -> Summarized:
-    """The summary written now, carrying the keys of the calls that wrote it; or the refusal."""
+def write_summary(summarizer: Summarizer, history: History, seed_index: int,
+                  model: Callable[[ModelSpec], Model]) -> Summarized:
+    """The summary written now, carrying the keys of the calls that wrote it, or the refusal;
+    not kept yet (`replay.store.summaries.keep_written` keeps it and gives its key)."""
     keys: list[str] = []
     calls = recording(model, keys)
     backbone = None if summarizer.backbone is None else calls(summarizer.backbone)
@@ -113,8 +112,8 @@ def _write(summarizer: Summarizer, history: History, seed_index: int,
                             summarizer.prompt, backbone, seed_index, judge,
                             summarizer.temperature)
     except ModelRefused as exc:
-        return Summarized(key, refused=str(exc))
-    return Summarized(key, replace(summary, calls=tuple(keys)))
+        return Summarized("", refused=str(exc))
+    return Summarized("", replace(summary, calls=tuple(keys)))
 
 
 def kept_summarized(store: Store, key: str) -> Summarized | None:

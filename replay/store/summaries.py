@@ -13,8 +13,19 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from replay.core.digest import digest
+from replay.records.history import History
 from replay.records.summary import Summary
 from replay.store.database import Store
+
+
+def summary_key(identity: dict[str, Any], history: History, seed_index: int) -> str:
+    """The key a summary is kept by: what determines it, the summarizer's `identity` (its model,
+    settings and prompt text: `replay.pipeline.summary.Summarizer.identity`), the history and
+    the seed index."""
+    content = {"instance": history.instance_id, "snapshot": history.snapshot.fingerprint,
+               "history": digest(history.messages), **identity, "seed_index": seed_index}
+    return digest(content)
 
 
 def record(store: Store, key: str) -> dict[str, Any] | None:
@@ -23,21 +34,21 @@ def record(store: Store, key: str) -> dict[str, Any] | None:
     return None if row is None else json.loads(row[0])
 
 
-def keep(store: Store, key: str, instance_id: str, seed_index: int,
-         kept: dict[str, Any]) -> None:
-    """Keep a summary's record under `key` (an existing one stays)."""
-    store.db.execute("INSERT OR IGNORE INTO summaries VALUES (?, ?, ?, ?, ?, ?)",
-                     (key, instance_id, kept["summarizer"], seed_index, json.dumps(kept),
-                      time.time()))
-
-
 @dataclass(frozen=True)
 class SummaryRow:
-    """A kept summary as it is shipped between stores: its instance, sample and record."""
+    """A kept summary as it is kept and shipped between stores: its instance, sample and
+    record."""
 
     instance_id: str
     seed_index: int
     record: dict[str, Any]
+
+
+def keep(store: Store, key: str, row: SummaryRow) -> None:
+    """Keep a summary's row under `key` (an existing one stays)."""
+    store.db.execute("INSERT OR IGNORE INTO summaries VALUES (?, ?, ?, ?, ?, ?)",
+                     (key, row.instance_id, row.record["summarizer"], row.seed_index,
+                      json.dumps(row.record), time.time()))
 
 
 def row(store: Store, key: str) -> SummaryRow | None:
@@ -64,18 +75,17 @@ def refusal(store: Store, key: str) -> str | None:
     return None if data is None else data.get("refused")
 
 
-def keep_summary(store: Store, key: str, instance_id: str, seed_index: int,
-                 summary: Summary) -> None:
-    """Keep `summary` under `key` (an existing one stays)."""
-    keep(store, key, instance_id, seed_index, summary_record(summary))
-
-
-def keep_refusal(store: Store, key: str, instance_id: str, seed_index: int, summarizer: str,
-                 why: str) -> None:
-    """Keep in the summary's place that the summarizer's server refused to write it."""
-    keep(store, key, instance_id, seed_index, {
+def keep_written(store: Store, identity: dict[str, Any], history: History, seed_index: int,
+                 summarizer: str, summary: Summary | None, refused: str | None) -> str:
+    """Keep a summary just written of `history` (or, with no summary, that the summarizer's
+    server `refused` to write it) under its key (`summary_key`), which is returned."""
+    kept = summary_record(summary) if summary is not None else {
         "summarizer": summarizer, "text": "", "messages": None, "calls": 0,
-        "input_tokens": 0, "output_tokens": 0, "cost": 0.0, "details": {}, "refused": why})
+        "input_tokens": 0, "output_tokens": 0, "cost": 0.0, "details": {}, "refused": refused or ""}
+    row = SummaryRow(history.instance_id, seed_index, kept)
+    key = summary_key(identity, history, seed_index)
+    keep(store, key, row)
+    return key
 
 
 def summary_record(summary: Summary) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from replay.core.errors import Halt
 from replay.core.vocab import Arm, CellStatus
 from replay.models.cache import CallCache
 from replay.models.retry import RetryNotice
-from replay.pipeline.cell import CellTask, kept_result
+from replay.pipeline.cell import CellTask, kept_result, prepare
 from replay.pipeline.summary import summary_key
 from replay.records.cell import CellId, CellResult
 from replay.records.validation import Validation
@@ -147,12 +147,12 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
     progress.planned(len(runnable))
     tasks = []
     for cell in runnable:
-        task = prepared.task(cell, verdicts.get(cell.instance_id))
-        kept = kept_result(task, prepared.settings, store)
-        if kept is None:
-            tasks.append(task)
+        found = prepare(prepared.task(cell, verdicts.get(cell.instance_id)), prepared.settings,
+                        store)
+        if isinstance(found, CellTask):
+            tasks.append(found)
         else:
-            _record(store, run, kept, cells, outcome, progress, prepared, verdicts)
+            _record(store, run, found, cells, outcome, progress, prepared, verdicts)
     estimates = {task.cell: task_estimate(prepared, task, store).cost for task in tasks}
     if budget is not None:
         budget.expect(estimates)

@@ -122,7 +122,7 @@ def ingest(store: Store, cache: CallCache, export: Export, backend: str) -> None
                            ModelRefused(refusal.message, refusal.status, refusal.context))
     if export.summary is not None:
         key, row = export.summary
-        summaries.keep(store, key, row.instance_id, row.seed_index, row.record)
+        summaries.keep(store, key, row)
     verdict = export.validation
     if verdict is not None:
         store.record_validation(verdict.instance_id, backend, verdict.status, verdict.reasons,
