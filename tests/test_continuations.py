@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from replay.compaction.carriers import post_messages
 from replay.compaction.summarize import parse_summarizer, summarize
+from replay.core.errors import EnvironmentFault
 from replay.core.paths import TESTBED
+from replay.core.vocab import CellStatus, FaultKind
+from replay.environments.base import Environment, ExecResult
 from replay.environments.local import LocalBackend
 from replay.environments.recipes import load_recipe
 from replay.histories.records import bundled_history
 from replay.instances.records import Instance, load_suite
-from replay.judge.grading import patch_files
+from replay.judge.grading import START, patch_files
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
-from replay.pipeline.cell import Settings, continue_and_grade
+from replay.pipeline.cell import CellTask, Settings, continue_and_grade, kept_result, run_cell
 from replay.pipeline.continuation import Continuation
+from replay.records.cell import CellId
 from replay.store import Store
 
 from agent_scripts import fixing_turns, lost_turns
@@ -125,3 +130,48 @@ def test_a_persistent_fault_leaves_the_run_in_error_not_failed(tmp_path: Path) -
     assert result.fault.kind == "harness" and "500" in result.fault.message
     assert requests == 1 + 3
     assert json.loads(result.trace_path.read_text())["exit_reason"] == "error"
+
+
+class VanishingAtTests:
+    """A real local environment whose engine breaks when the judge starts the tests (as a
+    crashed container does): the eval script's command raises `EnvironmentFault`."""
+
+    def __init__(self, env: Environment) -> None:
+        self.env = env
+        self.workdir = env.workdir
+
+    def exec(self, command: str, *args: Any, **kwargs: Any) -> ExecResult:
+        if START in command:
+            raise EnvironmentFault("the container vanished")
+        return self.env.exec(command, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.env, name)
+
+
+def test_a_harness_fault_while_the_tests_run_is_the_cells_fault(tmp_path: Path) -> None:
+    """The agent fixes the repair; the environment breaks when the tests start. The cell is an
+    `error` that keeps the fault and its stage (never a label), and nothing is kept of the
+    continuation, so that it runs again next time."""
+    instance = DEMO["replay-demo__stockroom-1"]
+    history = bundled_history(instance)
+    assert history is not None
+    recipe = load_recipe(instance)
+    backend = LocalBackend()
+    env = VanishingAtTests(backend.start(instance, recipe))
+    with ScriptedServer(Script(fixing_turns(instance, tmp_path), model="agent")) as server, \
+            Store.open(tmp_path / "replay.db") as store, \
+            CallCache(tmp_path / "replay.db") as cache:
+        task = CellTask(CellId(instance.instance_id, "pre", "", 0), instance, history)
+        try:
+            result = run_cell(task, Settings(server.spec("agent")), store,
+                              lambda _: (env, recipe), lambda spec: make_client(spec, cache))
+        finally:
+            env.close()
+            backend.close()
+        kept = kept_result(task, Settings(server.spec("agent")), store)
+    assert result.status is CellStatus.ERROR and result.passed is None
+    assert result.fault is not None and result.fault.kind == FaultKind.HARNESS
+    assert (result.fault.name, result.fault.stage) == ("EnvironmentFault", "tests")
+    assert "the container vanished" in result.fault.message
+    assert kept is None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from replay.core.errors import HarnessError
+from replay.core.errors import Fault, HarnessError
 from replay.core.vocab import ExitReason
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
@@ -34,7 +34,8 @@ def grade(continuation: Continuation, instance: Instance, env: Environment, reci
             env, instance, recipe, continuation.artifacts / TESTS_LOG, test_timeout)
     except HarnessError as exc:
         trace = continuation.trace
-        continuation.error = trace.error = f"{type(exc).__name__}: {exc}"
+        continuation.fault = Fault.of(exc, "tests")
+        trace.error = f"{type(exc).__name__}: {exc}"
         trace.exit_reason = ExitReason.ERROR
         trace.save(continuation.trace_path)
         return
