@@ -15,7 +15,7 @@ from replay.agent import dialects
 from replay.agent.dialects.base import Opening
 from replay.environments.base import Environment
 from replay.models.types import Message
-from replay.records.trace import Action, Trace
+from replay.records.trace import Action, Turn
 
 NOT_JSON = 'Reply with one JSON object: {"command": "..."} or {"done": true}.'
 
@@ -33,24 +33,21 @@ class JsonActions:
         """The messages as they are (copies)."""
         return [dict(message) for message in messages]
 
-    def act(self, env: Environment, trace: Trace, message: Message, timeout: float) -> None:
+    def act(self, env: Environment, step: int, message: Message, timeout: float) -> Turn:
         """Run the command, or finish, or ask again for JSON."""
         try:
             action = json.loads(str(message.get("content") or ""))
         except json.JSONDecodeError:
             action = None
         if not isinstance(action, dict) or not ("command" in action or action.get("done")):
-            trace.messages.append({"role": "user", "content": NOT_JSON})
-        elif action.get("done"):
-            trace.exit_reason = "finished"
-        else:
-            started = time.monotonic()
-            result = env.exec(str(action["command"]), timeout=timeout)
-            trace.actions.append(Action(trace.steps, "bash", {"command": action["command"]},
-                                        result.output, result.exit_code,
-                                        time.monotonic() - started))
-            trace.messages.append({"role": "user",
-                                   "content": f"exit {result.exit_code}\n{result.output}"})
+            return Turn([{"role": "user", "content": NOT_JSON}])
+        if action.get("done"):
+            return Turn([], finished=True)
+        started = time.monotonic()
+        result = env.exec(str(action["command"]), timeout=timeout)
+        return Turn([{"role": "user", "content": f"exit {result.exit_code}\n{result.output}"}],
+                    [Action(step, "bash", {"command": action["command"]}, result.output,
+                            result.exit_code, time.monotonic() - started)])
 
     def opening(self, history: list[Message], problem_statement: str,
                 workdir: str) -> Opening:

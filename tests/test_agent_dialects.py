@@ -4,6 +4,8 @@ sentinel, or its bash calls, against a scripted model over real HTTP in a real e
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import FrozenInstanceError
 from pathlib import Path
 
 import pytest
@@ -39,15 +41,15 @@ def _history() -> list[dict]:
     return recorded.messages[:recorded.steps[1].end]
 
 
-def _continue(turns: list[dict], dialect: str, tmp_path: Path,
-              steps: int = 8) -> tuple[Trace, list[dict]]:
+def _continue(turns: list[dict], dialect: str, tmp_path: Path, steps: int = 8,
+              on_step: Callable[[Trace], None] | None = None) -> tuple[Trace, list[dict]]:
     env = LocalBackend().start(TALLY, load_recipe(TALLY))
     env.restore(snapshots.at_base(env, TALLY.base_commit))
     with ScriptedServer(Script(turns, model="agent")) as server, \
             CallCache(tmp_path / "calls.db") as cache, \
             make_client(server.spec("agent"), cache) as client:
         trace = run_agent(client, env, _history(), AgentConfig(max_steps=steps),
-                          dialect=dialect)
+                          on_step=on_step, dialect=dialect)
         bodies = [request.body for request in server.requests]
     return trace, bodies
 
@@ -73,6 +75,22 @@ def test_a_text_history_continues_in_text_actions_and_ends_at_the_sentinel(
     assert after[3] == {"role": "user", "content": FORMAT_ERROR.format(count=0)}
     assert after[5]["content"].startswith("diff --git a/tally/money.py")
     assert [action.arguments["command"] for action in trace.actions] == [FIX, SUBMIT]
+
+
+def test_each_step_is_a_trace_of_its_own_that_later_steps_leave_as_it_was(
+        tmp_path: Path) -> None:
+    turns = [{"content": f"THOUGHT: fix the lookup.\n\n```bash\n{FIX}\n```"},
+             {"content": "THOUGHT: I think it is done."},
+             {"content": f"THOUGHT: submit.\n\n```bash\n{SUBMIT}\n```"}]
+    seen: list[Trace] = []
+    trace, _ = _continue(turns, "mini-swe-agent-text", tmp_path, on_step=seen.append)
+    assert [(step.steps, len(step.actions)) for step in seen] == [(1, 1), (2, 1), (3, 2)]
+    assert [len(step.messages) - trace.start_index for step in seen] == [2, 4, 6]
+    assert seen[0].messages == trace.messages[:trace.start_index + 2]
+    assert [step.exit_reason for step in seen] == ["running", "running", "finished"]
+    assert seen[-1].messages == trace.messages and seen[-1].actions == trace.actions
+    with pytest.raises(FrozenInstanceError):
+        trace.steps = 0  # type: ignore[misc]
 
 
 def test_the_step_limit_is_the_same_and_a_sentinel_not_at_the_start_does_not_finish(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from replay.agent import dialects
@@ -62,8 +62,9 @@ def run_agent(model: Model, env: Environment, messages: list[Message], config: A
     of the agent, like the step limit, and the trace's `error` says so. A fault of the harness
     (model API after its retries, a broken environment) ends the run as `error` with its cause,
     naming the agent's request when a model call failed; it is never reported as a finished
-    run. `on_step`, if given, is called with the trace after every step, its tool calls done
-    (Phase A collection snapshots the tree there).
+    run (a step the harness broke in keeps its response, not its actions). `on_step`, if
+    given, is called with the trace after every step, its tool calls done (Phase A collection
+    snapshots the tree there).
     """
     speaking = dialects.dialect(dialect)
     trace = Trace(messages=speaking.spoken(copy.deepcopy(messages)),
@@ -71,38 +72,34 @@ def run_agent(model: Model, env: Environment, messages: list[Message], config: A
     started = time.monotonic()
     try:
         while trace.steps < config.max_steps and trace.exit_reason == ExitReason.RUNNING:
-            _step(model, env, trace, config, seed_index, speaking)
+            trace = _respond(model, trace, config, seed_index, speaking)
+            trace = trace.acted(speaking.act(env, trace.steps, trace.messages[-1],
+                                             config.command_timeout))
+            trace = replace(trace, seconds=time.monotonic() - started)
             if on_step is not None:
                 on_step(trace)
-            trace.seconds = time.monotonic() - started
             if trace_path is not None:
                 trace.save(trace_path)
         if trace.exit_reason == ExitReason.RUNNING:
-            trace.exit_reason = ExitReason.STEP_LIMIT
+            trace = trace.ended(ExitReason.STEP_LIMIT)
     except ModelRefused as exc:
-        trace.exit_reason = ExitReason.REFUSED
-        trace.error = f"agent request refused: {exc}"
+        trace = trace.ended(ExitReason.REFUSED, f"agent request refused: {exc}")
     except HarnessError as exc:
-        trace.exit_reason = ExitReason.ERROR
         call = isinstance(exc, (ModelTransientError, ModelDeadlineExceeded))
-        trace.fault = Fault.of(exc, "agent request" if call else "")
-        trace.error = f"{type(exc).__name__}: {trace.fault.detail}"
-    trace.seconds = time.monotonic() - started
+        fault = Fault.of(exc, "agent request" if call else "")
+        trace = trace.ended(ExitReason.ERROR, f"{type(exc).__name__}: {fault.detail}", fault)
+    trace = replace(trace, seconds=time.monotonic() - started)
     if trace_path is not None:
         trace.save(trace_path)
     return trace
 
 
-def _step(model: Model, env: Environment, trace: Trace, config: AgentConfig, seed_index: int,
-          speaking: Dialect) -> None:
+def _respond(model: Model, trace: Trace, config: AgentConfig, seed_index: int,
+             speaking: Dialect) -> Trace:
+    """The trace with the model's next response."""
     request = ChatRequest(messages=trace.messages, tools=speaking.tools(),
                           temperature=config.temperature, max_tokens=config.max_tokens)
     response = model.complete(request, seed_index=seed_index)
-    trace.steps += 1
-    trace.input_tokens += response.usage.input_tokens
-    trace.output_tokens += response.usage.output_tokens
-    trace.cached_tokens += response.usage.cached_tokens
-    trace.cost += response.cost
-    message = dict(response.message)
-    trace.messages.append(message)
-    speaking.act(env, trace, message, config.command_timeout)
+    usage = response.usage
+    return trace.responded(dict(response.message), usage.input_tokens, usage.output_tokens,
+                           usage.cached_tokens, response.cost)

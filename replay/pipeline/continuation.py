@@ -141,9 +141,8 @@ def continue_agent(continuation: Continuation, history: History, base_commit: st
                 store.artifacts).parts)
     except HarnessError as exc:
         continuation.fault = Fault.of(exc)
-        trace.error = f"{type(exc).__name__}: {exc}"
-        trace.exit_reason = ExitReason.ERROR
-        trace.save(continuation.trace_path)
+        continuation.trace = trace.ended(ExitReason.ERROR, f"{type(exc).__name__}: {exc}")
+        continuation.trace.save(continuation.trace_path)
 
 
 def unread(trace: Trace) -> bool:

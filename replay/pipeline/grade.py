@@ -33,11 +33,10 @@ def grade(continuation: Continuation, instance: Instance, env: Environment, reci
         continuation.grade = UNREAD if unread(continuation.trace) else run_tests(
             env, instance, recipe, continuation.artifacts / TESTS_LOG, test_timeout)
     except HarnessError as exc:
-        trace = continuation.trace
         continuation.fault = Fault.of(exc, "tests")
-        trace.error = f"{type(exc).__name__}: {exc}"
-        trace.exit_reason = ExitReason.ERROR
-        trace.save(continuation.trace_path)
+        continuation.trace = continuation.trace.ended(ExitReason.ERROR,
+                                                      f"{type(exc).__name__}: {exc}")
+        continuation.trace.save(continuation.trace_path)
         return
     continuation.passed = continuation.grade.resolved
     store.record_continuation(continuation.key, continuation.instance_id, continuation.arm,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ STORED = {"dialect": "protocol"}  # field -> its key in trace.json
 READ = {stored: name for name, stored in STORED.items()}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Action:
     """One tool call and what it produced."""
 
@@ -29,12 +29,26 @@ class Action:
     error: bool = False
 
 
-@dataclass
+@dataclass(frozen=True)
+class Turn:
+    """What one step's actions added to a trace (a dialect's `act`): the observations that
+    follow the response, the actions, the files they edited and read, and whether the agent
+    submitted."""
+
+    messages: list[dict[str, Any]]
+    actions: list[Action] = field(default_factory=list)
+    edited: list[str] = field(default_factory=list)
+    read: list[str] = field(default_factory=list)
+    finished: bool = False
+
+
+@dataclass(frozen=True)
 class Trace:
-    """Everything one continuation did; saved after every step. `dialect` is the action format
-    the agent spoke (`replay.agent.dialects`), kept in trace.json under its old name `protocol`
-    (`from_dict` reads either). `error` is the line its run ended with; `fault` the fault itself
-    when the harness stopped it (not saved: a trace that ended in a fault is never kept)."""
+    """Everything one continuation did; saved after every step, each step a new record
+    (`responded`, `acted`). `dialect` is the action format the agent spoke
+    (`replay.agent.dialects`), kept in trace.json under its old name `protocol` (`from_dict`
+    reads either). `error` is the line its run ended with; `fault` the fault itself when the
+    harness stopped it (not saved: a trace that ended in a fault is never kept)."""
 
     messages: list[dict[str, Any]]
     start_index: int
@@ -51,6 +65,31 @@ class Trace:
     files_read: list[str] = field(default_factory=list)
     dialect: str = ActionFormat.TOOL_CALLS
     fault: Fault | None = field(default=None, compare=False)
+
+    def responded(self, message: dict[str, Any], input_tokens: int, output_tokens: int,
+                  cached_tokens: int, cost: float) -> Trace:
+        """The trace one step on: the model's response `message`, with its usage and cost."""
+        return replace(self, messages=[*self.messages, message], steps=self.steps + 1,
+                       input_tokens=self.input_tokens + input_tokens,
+                       output_tokens=self.output_tokens + output_tokens,
+                       cached_tokens=self.cached_tokens + cached_tokens, cost=self.cost + cost)
+
+    def acted(self, turn: Turn) -> Trace:
+        """The trace with what the last response's actions did (`turn`) added; a file edited
+        again is listed once."""
+        edited = list(self.files_edited)
+        edited += [path for index, path in enumerate(turn.edited)
+                   if path not in edited and path not in turn.edited[:index]]
+        return replace(self, messages=[*self.messages, *turn.messages],
+                       actions=[*self.actions, *turn.actions], files_edited=edited,
+                       files_read=[*self.files_read, *turn.read],
+                       exit_reason=ExitReason.FINISHED if turn.finished else self.exit_reason)
+
+    def ended(self, exit_reason: ExitReason, error: str | None = None,
+              fault: Fault | None = None) -> Trace:
+        """The trace ended with `exit_reason` (and the line and fault that ended it)."""
+        return replace(self, exit_reason=exit_reason, error=error or self.error,
+                       fault=fault or self.fault)
 
     def to_dict(self) -> dict[str, Any]:
         """The trace as JSON values (what trace.json holds)."""

@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 from replay.environments.base import Environment
 from replay.models.types import Message
-from replay.records.trace import Trace
+from replay.records.trace import Turn
 
 
 @dataclass(frozen=True)
@@ -44,9 +44,9 @@ class Dialect(Protocol):
         """Stored messages (tool calls) as this dialect's agent wrote and read them."""
         ...
 
-    def act(self, env: Environment, trace: Trace, message: Message, timeout: float) -> None:
-        """Run one response's actions in `env`: append their actions and observations to
-        `trace`, and set its exit reason `finished` when the agent has submitted."""
+    def act(self, env: Environment, step: int, message: Message, timeout: float) -> Turn:
+        """Run the actions of response `message` (of step `step`) in `env`: what they did and
+        what they showed the agent, and whether it has submitted."""
         ...
 
     def opening(self, history: list[Message], problem_statement: str,

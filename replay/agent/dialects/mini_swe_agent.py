@@ -18,10 +18,9 @@ from typing import Any
 from replay.agent.dialects.base import Opening
 from replay.agent.tools import BASH_OUTPUT_LIMIT
 from replay.core.errors import InputError
-from replay.core.vocab import ExitReason
 from replay.environments.base import Environment
 from replay.models.types import Message
-from replay.records.trace import Action, Trace
+from replay.records.trace import Action, Turn
 
 SUBMIT = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 OUTPUT_LIMIT = 10_000
@@ -53,21 +52,22 @@ class MiniSweAgent:
         none the dialect can run."""
         raise NotImplementedError
 
-    def act(self, env: Environment, trace: Trace, message: Message, timeout: float) -> None:
+    def act(self, env: Environment, step: int, message: Message, timeout: float) -> Turn:
         """Run the response's commands; a format error or the submission ends the step with the
         messages its exception carries."""
+        messages: list[Message] = []
+        actions: list[Action] = []
         try:
             for call_id, command in self.commands(message):
                 started = time.monotonic()
                 result = env.exec(command, timeout=timeout, output_limit=BASH_OUTPUT_LIMIT)
-                trace.actions.append(Action(trace.steps, "bash", {"command": command},
-                                            result.output, result.exit_code,
-                                            time.monotonic() - started))
-                trace.messages.append(observation(call_id, result.output, result.exit_code))
+                actions.append(Action(step, "bash", {"command": command}, result.output,
+                                      result.exit_code, time.monotonic() - started))
+                messages.append(observation(call_id, result.output, result.exit_code))
         except Interrupt as signal:
-            trace.messages.extend(signal.messages)
-            if not isinstance(signal, FormatError):
-                trace.exit_reason = ExitReason.FINISHED
+            return Turn([*messages, *signal.messages], actions,
+                        finished=not isinstance(signal, FormatError))
+        return Turn(messages, actions)
 
     def opening(self, history: list[Message], problem_statement: str,
                 workdir: str) -> Opening:

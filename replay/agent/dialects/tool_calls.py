@@ -11,11 +11,11 @@ from typing import Any
 
 from replay.agent.dialects.base import Opening
 from replay.agent.loop import task_messages
-from replay.agent.tools import TOOLS, ToolError, parse_arguments, run_tool
-from replay.core.vocab import ActionFormat, ExitReason
+from replay.agent.tools import TOOLS, Observation, ToolError, parse_arguments, run_tool
+from replay.core.vocab import ActionFormat
 from replay.environments.base import Environment
 from replay.models.types import Message
-from replay.records.trace import Action, Trace
+from replay.records.trace import Action, Turn
 
 NO_TOOL_CALL = ("Your response called no tool. Call a tool to continue, or `finish` when the "
                 "fix is complete.")
@@ -34,19 +34,26 @@ class ToolCalls:
         """The messages as they are (copies)."""
         return [dict(message) for message in messages]
 
-    def act(self, env: Environment, trace: Trace, message: Message, timeout: float) -> None:
+    def act(self, env: Environment, step: int, message: Message, timeout: float) -> Turn:
         """Run each tool call in order; a successful `finish` ends the run."""
         calls = message.get("tool_calls") or []
         if not calls:
-            trace.messages.append({"role": "user", "content": NO_TOOL_CALL})
-            return
+            return Turn([{"role": "user", "content": NO_TOOL_CALL}])
+        messages, actions, edited, read = [], [], [], []
+        finished = False
         for call in calls:
             name = call.get("function", {}).get("name", "")
-            output = _run(env, trace, timeout, name, call.get("function", {}).get("arguments"))
-            trace.messages.append({"role": "tool", "tool_call_id": call.get("id", ""),
-                                   "content": output})
-            if name == "finish" and not trace.actions[-1].error:
-                trace.exit_reason = ExitReason.FINISHED
+            output, action, observation = _run(env, step, timeout, name,
+                                               call.get("function", {}).get("arguments"))
+            actions.append(action)
+            if observation is not None and observation.edited:
+                edited.append(observation.edited)
+            if observation is not None and observation.read:
+                read.append(observation.read)
+            messages.append({"role": "tool", "tool_call_id": call.get("id", ""),
+                             "content": output})
+            finished = finished or (name == "finish" and not action.error)
+        return Turn(messages, actions, edited, read, finished)
 
     def opening(self, history: list[Message], problem_statement: str,
                 workdir: str) -> Opening:
@@ -55,23 +62,21 @@ class ToolCalls:
         return Opening([system], str(task["content"]))
 
 
-def _run(env: Environment, trace: Trace, timeout: float, name: str, raw: Any) -> str:
+def _run(env: Environment, step: int, timeout: float, name: str,
+         raw: Any) -> tuple[str, Action, Observation | None]:
+    """What one tool call shows the agent, its action, and its observation (None when the call
+    was bad)."""
     started = time.monotonic()
     arguments: dict[str, Any] = {}
     try:
         arguments = parse_arguments(raw)
         observation = run_tool(env, name, arguments, timeout)
     except ToolError as exc:
-        trace.actions.append(Action(trace.steps, name, arguments, str(exc), 1,
-                                    time.monotonic() - started, error=True))
-        return f"error: {exc}"
-    if observation.edited and observation.edited not in trace.files_edited:
-        trace.files_edited.append(observation.edited)
-    if observation.read:
-        trace.files_read.append(observation.read)
-    trace.actions.append(Action(trace.steps, name, arguments, observation.output,
-                                observation.exit_code, time.monotonic() - started))
-    return observation.output
+        return f"error: {exc}", Action(step, name, arguments, str(exc), 1,
+                                       time.monotonic() - started, error=True), None
+    return observation.output, Action(step, name, arguments, observation.output,
+                                      observation.exit_code,
+                                      time.monotonic() - started), observation
 
 
 DIALECT = ToolCalls()
