@@ -23,8 +23,10 @@ The packages follow the protocol in the order data flows; each imports only from
     compaction/            7. prompt sources, agents/ (one class per production compaction
                               agent, registered by name), summarizers, both carriers,
                               mechanical baselines, fusion of a summary with judged evidence
-    pipeline/              8. one cell: summary (kept or made) -> continuation -> grade ->
-                              diagnostics (step 10) -> CellResult; each model call kept by key
+    pipeline/              8. one cell: what the store keeps, found before it is handed out
+                              (prepare); then summary (kept or written) -> continuation ->
+                              grade -> diagnostics (step 10) -> CellResult, in one direction;
+                              each model call kept by key
     sweep/                 9. plans of cells, driving them on workers (threads) or Ray (and what
                               a remote worker sends back), labels, confirmation (step 8), progress
     measures/             10. retention scores and fact probes over stored artifacts
