@@ -1,5 +1,5 @@
-"""What only the local backend does: install steps reach the network (what every backend does is
-in test_backend_contract.py)."""
+"""What only the local backend does: install steps reach the network, a build holds its venv's
+bytecode (what every backend does is in test_backend_contract.py)."""
 
 from __future__ import annotations
 
@@ -61,3 +61,11 @@ def test_a_build_of_an_older_layout_is_built_again(tiny: Instance, tmp_path) -> 
         assert env.exec("test ! -e /testbed/left-by-an-old-build").ok
     finally:
         again.close()
+
+
+def test_the_venv_is_built_with_its_bytecode(env: LocalEnvironment) -> None:
+    """A command imports the venv's packages from the build's bytecode: it compiles none of them
+    into the cell layer (which every cell discards)."""
+    env.reset()
+    assert env.exec("python -c 'import pytest, pluggy'").ok
+    assert [name for name in env.layer.changed() if name.startswith("venv/")] == []

@@ -17,8 +17,9 @@ log = logging.getLogger(__name__)
 READY = "ready.json"
 # The layout of a build, recorded in its READY file: a build written by an older layout (one
 # without this number, from before the cell's tree, .git, ignored files and venv were reset
-# per cell) is built again, never restored from (its trees do not match their fingerprints).
-BUILD_FORMAT = 2
+# per cell) is built again, never restored from (its trees do not match their fingerprints);
+# format 3 builds hold the venv's bytecode (local.BYTECODE_STEP).
+BUILD_FORMAT = 3
 
 
 def build_key(instance: Instance, recipe: Recipe) -> str:
