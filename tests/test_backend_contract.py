@@ -7,6 +7,7 @@ scripts/build-base-image.sh`) and skips with that reason otherwise.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import socket
 import threading
 from collections.abc import Iterator
@@ -107,6 +108,16 @@ def test_long_output_keeps_head_and_tail(env: Any) -> None:
     assert result.output.startswith("1\n2\n")
     assert result.output.rstrip().endswith("2000000")
     assert len(result.output) < 1100
+
+
+def test_a_command_reads_the_input_it_is_given_and_none_without(env: Any) -> None:
+    data = bytes(range(256)) * 4000
+    given = env.exec("sha256sum - && echo said >&2", input=data)
+    assert given.ok and given.output.split() == [hashlib.sha256(data).hexdigest(), "-", "said"]
+    assert env.exec("wc -c").output.strip() == "0"
+    assert env.exec("true", input=data).ok  # a command that never reads it just ends
+    capped = env.exec("cat", input=b"line\n" * 100_000, output_limit=1000)
+    assert capped.truncated and len(capped.output) < 1100
 
 
 def test_files_are_read_and_written_at_environment_paths(env: Any) -> None:

@@ -43,16 +43,19 @@ class Environment(Protocol):
     `exec` runs a bash command in `workdir` with no network unless `network` is set (only the
     environment's own install steps set it). Output is stdout and stderr merged, capped to
     `output_limit` characters keeping head and tail. On timeout the whole process group is
-    killed, and nothing a command started outlives it. Raises `EnvironmentFault` when the
-    environment itself is broken. `read_file` and `write_file` act inside the environment: a
-    link the agent made is resolved there, never on the engine's machine.
+    killed, and nothing a command started outlives it. `input`, when given, is the command's
+    standard input (else it reads an empty one): the engine hands a command data (a diff, a
+    patch) in the same contained command that uses it, with no file between. Raises
+    `EnvironmentFault` when the environment itself is broken. `read_file` and `write_file` act
+    inside the environment: a link the agent made is resolved there, never on the engine's
+    machine.
     """
 
     workdir: str
 
     def exec(self, command: str, timeout: float = 120.0, network: bool = False,
-             env: dict[str, str] | None = None,
-             output_limit: int = DEFAULT_OUTPUT_LIMIT) -> ExecResult: ...
+             env: dict[str, str] | None = None, output_limit: int = DEFAULT_OUTPUT_LIMIT,
+             input: bytes | None = None) -> ExecResult: ...
 
     def read_file(self, path: str) -> bytes: ...
 

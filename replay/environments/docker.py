@@ -137,8 +137,8 @@ class DockerEnvironment:
         self.closed = False
 
     def exec(self, command: str, timeout: float = 120.0, network: bool = False,
-             env: dict[str, str] | None = None,
-             output_limit: int = DEFAULT_OUTPUT_LIMIT) -> ExecResult:
+             env: dict[str, str] | None = None, output_limit: int = DEFAULT_OUTPUT_LIMIT,
+             input: bytes | None = None) -> ExecResult:
         """Run `command` with bash in /testbed (see `Environment.exec`).
 
         Raises `EnvironmentFault` when the container is gone, or when network is asked for:
@@ -153,7 +153,7 @@ class DockerEnvironment:
         done = run(self.client, self.container_id,
                    ["bash", "-c", EXEC_SCRIPT, "replay-exec", f"{timeout:.3f}", command,
                     self.keep],
-                   env or {}, TESTBED, output_limit)
+                   env or {}, TESTBED, output_limit, input)
         duration = time.monotonic() - start
         code = KILLED if done.exit_code is None else done.exit_code
         timed_out = code == KILLED and duration >= timeout

@@ -123,11 +123,17 @@ def gone(client: docker.DockerClient, container_id: str) -> str | None:
 
 
 def run(client: docker.DockerClient, container_id: str, argv: list[str],
-        environment: dict[str, str], workdir: str, limit: int) -> Run:
-    """Run `argv` in the container; its stdout is kept (capped), its stderr dropped.
+        environment: dict[str, str], workdir: str, limit: int,
+        data: bytes | None = None) -> Run:
+    """Run `argv` in the container with `data` on its standard input (None: none); its stdout
+    is kept (capped), its stderr dropped.
 
     Raises `EnvironmentFault` when the container is gone or the engine fails.
     """
+    if data is not None:
+        code, output, _, truncated = _exchange(client, container_id, argv, environment,
+                                               workdir, data, limit, None)
+        return Run(code, output, truncated)
     api = client.api
     try:
         exec_id = api.exec_create(container_id, argv, environment=environment,
@@ -138,8 +144,7 @@ def run(client: docker.DockerClient, container_id: str, argv: list[str],
                 sink.add(stdout)
         code = api.exec_inspect(exec_id)["ExitCode"]
     except (docker.errors.DockerException, requests.exceptions.RequestException) as exc:
-        why = gone(client, container_id) or f"the engine failed: {exc}"
-        raise EnvironmentFault(f"docker container {container_id[:12]}: {why}") from None
+        raise _fault(client, container_id, exc) from None
     output, truncated = sink.value()
     return Run(code, output, truncated)
 
@@ -150,22 +155,43 @@ def run_input(client: docker.DockerClient, container_id: str, argv: list[str], d
 
     Raises `EnvironmentFault` when the container is gone or the engine fails.
     """
+    code, _, errors, _ = _exchange(client, container_id, argv, {}, workdir, data, 0, timeout)
+    return code, errors
+
+
+def _exchange(client: docker.DockerClient, container_id: str, argv: list[str],
+              environment: dict[str, str], workdir: str, data: bytes, limit: int,
+              timeout: float | None) -> tuple[int | None, bytes, bytes, bool]:
+    """Run `argv` with `data` on its stdin: its exit code, stdout (capped at `limit`, as
+    `run` keeps it), stderr and whether stdout was cut. `timeout` bounds each socket read
+    (None: the command bounds itself)."""
     api = client.api
     try:
-        exec_id = api.exec_create(container_id, argv, stdin=True, workdir=workdir)["Id"]
+        exec_id = api.exec_create(container_id, argv, stdin=True, environment=environment,
+                                  workdir=workdir)["Id"]
         stream = api.exec_start(exec_id, socket=True)
         raw = stream._sock  # the upgraded connection: write stdin, then read the frames
         raw.settimeout(timeout)
         sender = threading.Thread(target=_send, args=(raw, data), daemon=True)
         sender.start()
-        errors = b"".join(chunk for kind, chunk in frames_iter(stream, tty=False) if kind == 2)
+        sink, errors = CappedOutput(limit), bytearray()
+        for kind, chunk in frames_iter(stream, tty=False):
+            if kind == 1:
+                sink.add(chunk)
+            elif kind == 2:
+                errors += chunk
         sender.join(timeout)
         code = api.exec_inspect(exec_id)["ExitCode"]
     except (docker.errors.DockerException, requests.exceptions.RequestException,
             OSError) as exc:
-        why = gone(client, container_id) or f"the engine failed: {exc}"
-        raise EnvironmentFault(f"docker container {container_id[:12]}: {why}") from None
-    return code, errors
+        raise _fault(client, container_id, exc) from None
+    output, truncated = sink.value()
+    return code, output, bytes(errors), truncated
+
+
+def _fault(client: docker.DockerClient, container_id: str, exc: Exception) -> EnvironmentFault:
+    why = gone(client, container_id) or f"the engine failed: {exc}"
+    return EnvironmentFault(f"docker container {container_id[:12]}: {why}")
 
 
 def _send(raw: socket.socket, data: bytes) -> None:

@@ -100,11 +100,11 @@ class LocalEnvironment:
         self.building = False  # install steps write the build itself
 
     def exec(self, command: str, timeout: float = 120.0, network: bool = False,
-             env: dict[str, str] | None = None,
-             output_limit: int = DEFAULT_OUTPUT_LIMIT) -> ExecResult:
+             env: dict[str, str] | None = None, output_limit: int = DEFAULT_OUTPUT_LIMIT,
+             input: bytes | None = None) -> ExecResult:
         """Run `command` with bash in /testbed (see `Environment.exec`)."""
         start = time.monotonic()
-        code, raw, _, timed_out = self._contained(command, timeout, network, env, None,
+        code, raw, _, timed_out = self._contained(command, timeout, network, env, input,
                                                   output_limit)
         text = raw.decode("utf-8", "replace")
         output, truncated = cap_output(text, output_limit)
@@ -114,10 +114,11 @@ class LocalEnvironment:
 
     def _contained(self, command: str, timeout: float, network: bool,
                    env: dict[str, str] | None, stdin: bytes | None,
-                   limit: int) -> tuple[int, bytes, bytes, bool]:
-        """Run `command` contained; its exit code, its output (head and tail kept within about
-        4 x `limit` bytes, stdout and stderr merged unless `stdin` is given, when stdout and
-        stderr are returned whole) and whether it timed out."""
+                   limit: int | None) -> tuple[int, bytes, bytes, bool]:
+        """Run `command` contained with `stdin` on its standard input (None: an empty one); its
+        exit code, its output (stdout and stderr merged, head and tail kept within about
+        4 x `limit` bytes; `limit` None: stdout and stderr apart and whole, for the engine's
+        file reads and writes) and whether it timed out."""
         variables = {**self._variables(network), **(env or {})}
         try:
             argv = contained_argv(command, *self._mounts(network), network,
@@ -126,10 +127,10 @@ class LocalEnvironment:
             raise EnvironmentFault(f"local environment {self.root.name}: {exc}") from None
         process = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT if stdin is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE if limit is None else subprocess.STDOUT,
             env={}, start_new_session=True)
-        code, output, errors, timed_out = collect(process, timeout, stdin,
-                                                  None if stdin is not None else limit)
+        code, output, errors, timed_out = collect(process, timeout, stdin, limit)
         if code == SETUP_FAILED and b"replay-namespace-setup-failed" in output + errors:
             why = (output + errors).decode("utf-8", "replace").strip()[-300:]
             raise EnvironmentFault(f"local environment {self.root.name}: {why}")
@@ -180,7 +181,7 @@ class LocalEnvironment:
         if full is None:
             raise FileNotFoundError(path)
         code, data, _, _ = self._contained(f"set -- {shlex.quote(full)}; {READ_SCRIPT}", 120,
-                                           False, None, b"", 0)
+                                           False, None, None, None)
         if code != 0:
             raise FileNotFoundError(path)
         return data
@@ -192,7 +193,7 @@ class LocalEnvironment:
         if full is None:
             raise PermissionError(f"{path} is outside the environment ({TESTBED}, {VENV})")
         code, _, errors, _ = self._contained(f"set -- {shlex.quote(full)}; {WRITE_SCRIPT}", 120,
-                                             False, None, data, 0)
+                                             False, None, data, None)
         check_written(path, code, errors)
 
     def reset(self) -> None:
