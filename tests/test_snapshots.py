@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from replay.core.errors import SnapshotMismatch
 from replay.environments import snapshots
+from replay.environments.base import ExecResult
 from replay.environments.local import LocalBackend, LocalEnvironment
 from replay.environments.recipes import load_recipe
 from replay.instances.records import Instance
@@ -64,3 +67,41 @@ def test_a_snapshot_whose_fingerprint_differs_is_refused(env: LocalEnvironment,
     with pytest.raises(SnapshotMismatch, match="refusing to continue"):
         env.restore(forged)
     env.restore(base)
+
+
+class Counting:
+    """A real environment that notes each command the engine has it run."""
+
+    def __init__(self, env: LocalEnvironment) -> None:
+        self.env = env
+        self.workdir = env.workdir
+        self.calls: list[str] = []
+
+    def exec(self, command: str, **options: Any) -> ExecResult:
+        self.calls.append("exec")
+        return self.env.exec(command, **options)
+
+    def write_file(self, path: str, data: bytes) -> None:
+        self.calls.append("write_file")
+        self.env.write_file(path, data)
+
+    def reset(self) -> None:
+        self.calls.append("reset")
+        self.env.reset()
+
+    def restore(self, snapshot: Snapshot) -> None:
+        snapshots.restore(self, snapshot)  # type: ignore[arg-type]
+
+
+def test_settle_restores_with_one_command_the_diff_on_its_input(env: LocalEnvironment,
+                                                                 tiny: Instance) -> None:
+    env.restore(snapshots.at_base(env, tiny.base_commit))
+    env.exec("echo new > added.py && echo more >> shapes/area.py && "
+             "mkdir -p .git/hooks && echo junk > .git/hooks/left-by-the-agent")
+    counting = Counting(env)
+    settled = snapshots.settle(counting, tiny.base_commit)  # type: ignore[arg-type]
+    assert counting.calls == ["exec", "reset", "exec"]
+    assert settled.diff and env.exec("cat added.py").output == "new\n"
+    assert env.exec("test ! -e .git/hooks/left-by-the-agent").ok
+    assert env.exec("ls .git | grep -c replay-").output.strip() == "0"
+    env.restore(snapshots.at_base(env, tiny.base_commit))

@@ -4,8 +4,8 @@ A snapshot is the base commit, a binary diff from it that includes untracked fil
 excepted), and a fingerprint: the git tree hash of base + diff. Restore resets the environment to
 its validated state (`Environment.reset`: the tree with `.git/` and ignored files, and the venv,
 as built), applies the diff and checks the fingerprint; a mismatch raises. Everything runs through
-`Environment.exec`, so every backend restores the same way, and the diff travels on the command's
-output (base64), never through a file the agent could have replaced by a link.
+`Environment.exec`, so every backend restores the same way, and the diff travels on a command's
+output (base64) or standard input, never through a file the agent could have replaced by a link.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from replay.core.errors import EnvironmentFault, SnapshotMismatch
 from replay.environments.base import Environment
 from replay.records.snapshot import Snapshot
 
-DIFF_PATH = ".git/replay-snapshot.diff"
 TREE_MARK = "replay-tree:"
 DIFF_MARK = "replay-diff:"
 DIFF_LIMIT = 1 << 30  # characters of base64 a captured diff may take on a command's output
@@ -47,8 +46,10 @@ def _tree_hash(base_commit: str) -> str:
             f"git read-tree --reset {shlex.quote(base_commit)} && git add -A && git write-tree")
 
 
-def _run(env: Environment, script: str, what: str, output_limit: int = 100_000) -> str:
-    result = env.exec(f"cd {env.workdir} && {script}", timeout=300, output_limit=output_limit)
+def _run(env: Environment, script: str, what: str, output_limit: int = 100_000,
+         data: bytes | None = None) -> str:
+    result = env.exec(f"cd {env.workdir} && {script}", timeout=300, output_limit=output_limit,
+                      input=data)
     if not result.ok:
         raise EnvironmentFault(f"{what} failed (exit {result.exit_code}): {result.output[-500:]}")
     return result.output.strip()
@@ -76,14 +77,13 @@ def capture(env: Environment, base_commit: str) -> Snapshot:
 
 
 def restore(env: Environment, snapshot: Snapshot) -> None:
-    """Reset the environment to its validated state, apply the diff, check the fingerprint."""
+    """Reset the environment to its validated state, apply the diff, check the fingerprint: one
+    command after the reset, the diff on its standard input."""
     env.reset()
     base = shlex.quote(snapshot.base_commit)
-    apply = ""
-    if snapshot.diff:
-        env.write_file(f"{env.workdir}/{DIFF_PATH}", snapshot.diff)
-        apply = f"git apply --binary --whitespace=nowarn {DIFF_PATH} && rm -f {DIFF_PATH} && "
-    tree = _run(env, f"{apply}{fingerprint_script(base)}", "snapshot restore").splitlines()[-1]
+    apply = "git apply --binary --whitespace=nowarn - && " if snapshot.diff else ""
+    tree = _run(env, f"{apply}{fingerprint_script(base)}", "snapshot restore",
+                data=snapshot.diff or None).splitlines()[-1]
     if tree != snapshot.fingerprint:
         raise SnapshotMismatch(
             f"restored tree {tree[:12]} does not match snapshot fingerprint "
