@@ -60,7 +60,8 @@ def resolve_test_command(instance: Instance, recipe: Recipe) -> str:
 
 
 def eval_script(instance: Instance, recipe: Recipe) -> str:
-    """The shell script the judge runs in /testbed: reinstall, apply test_patch, test, revert."""
+    """The shell script the judge runs in /testbed with test_patch on its standard input: keep
+    the patch (before anything else may read the input), reinstall, apply it, test, revert."""
     files = patch_files(instance.test_patch)
     base = shlex.quote(instance.base_commit)
     existing = " ".join(shlex.quote(name) for name in files.existing)
@@ -70,7 +71,7 @@ def eval_script(instance: Instance, recipe: Recipe) -> str:
         reset.append(f"git checkout -q {base} -- {existing}")
     if created:
         reset.append(f"rm -f {created}")
-    lines = [recipe.reinstall or ":", *reset,
+    lines = [f"cat > {TEST_PATCH_PATH}", recipe.reinstall or ":", *reset,
              f"git apply -v {TEST_PATCH_PATH} || {{ echo '{APPLY_FAILED}'; exit 1; }}",
              f"echo '{START}'", resolve_test_command(instance, recipe), "rc=$?", f"echo '{END}'",
              f'echo "{EXIT_CODE}: $rc"', *reset]
@@ -87,9 +88,8 @@ def run_tests(env: Environment, instance: Instance, recipe: Recipe, log_path: Pa
     and its grade says `timed_out` (see `replay.judge.timeouts` for whose fault that is).
     Raises `EnvironmentFault` when the environment cannot run the script at all.
     """
-    env.write_file(f"{env.workdir}/{TEST_PATCH_PATH}", instance.test_patch.encode())
-    result = env.exec(eval_script(instance, recipe), timeout=timeout,
-                      output_limit=5_000_000)
+    result = env.exec(eval_script(instance, recipe), timeout=timeout, output_limit=5_000_000,
+                      input=instance.test_patch.encode())
     text = result.output + (f"\n{TIMED_OUT} after {timeout:g} s\n" if result.timed_out else "")
     write_atomic(log_path, text)
     return replace(grade_log(instance, text), log_path=str(log_path), duration=result.duration,

@@ -29,14 +29,13 @@ from replay.records.snapshot import Snapshot
 from replay.records.validation import Validation
 from replay.store import Store
 
-GOLD_PATCH_PATH = ".git/replay-gold.patch"
 PROBE_FILE = ".replay-restore-probe"
 
 
 def apply_patch(env: Environment, patch: str, what: str, instance: Instance) -> None:
-    """Apply a patch to the tree; a patch that does not apply is bad input."""
-    env.write_file(f"{env.workdir}/{GOLD_PATCH_PATH}", patch.encode())
-    result = env.exec(f"git apply --whitespace=nowarn {GOLD_PATCH_PATH}", timeout=120)
+    """Apply a patch to the tree (one command, the patch on its standard input); a patch that
+    does not apply is bad input."""
+    result = env.exec("git apply --whitespace=nowarn -", timeout=120, input=patch.encode())
     if not result.ok:
         reason = result.output.strip().splitlines()[0] if result.output.strip() else "git apply"
         raise InputError(f"instance {instance.instance_id}: {what} does not apply: {reason}")
