@@ -10,6 +10,7 @@ import contextlib
 import hashlib
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -118,6 +119,26 @@ def test_a_command_reads_the_input_it_is_given_and_none_without(env: Any) -> Non
     assert env.exec("true", input=data).ok  # a command that never reads it just ends
     capped = env.exec("cat", input=b"line\n" * 100_000, output_limit=1000)
     assert capped.truncated and len(capped.output) < 1100
+
+
+def test_a_file_read_again_before_the_next_command_is_the_first_read(env: Any) -> None:
+    """The tree cannot change between two commands, so a second read runs none: a link to a
+    file that changes all the time (/proc/uptime) reads the same until a command runs."""
+    env.exec("ln -s /proc/uptime uptime")
+    first = env.read_file("uptime")
+    time.sleep(0.05)
+    assert env.read_file("uptime") == first
+    env.exec("true")
+    assert env.read_file("uptime") != first
+    env.exec("rm uptime && echo one > notes.txt")
+    assert env.read_file("notes.txt") == b"one\n"
+    env.write_file("notes.txt", b"two\n")
+    assert env.read_file("notes.txt") == b"two\n"
+    env.exec("echo three > notes.txt")
+    assert env.read_file("notes.txt") == b"three\n"
+    env.reset()
+    with pytest.raises(FileNotFoundError):
+        env.read_file("notes.txt")
 
 
 def test_files_are_read_and_written_at_environment_paths(env: Any) -> None:

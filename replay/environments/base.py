@@ -48,7 +48,8 @@ class Environment(Protocol):
     patch) in the same contained command that uses it, with no file between. Raises
     `EnvironmentFault` when the environment itself is broken. `read_file` and `write_file` act
     inside the environment: a link the agent made is resolved there, never on the engine's
-    machine.
+    machine; a file read again before the next command gives the bytes of the first read
+    (`ReadCache`: nothing can have changed them).
     """
 
     workdir: str
@@ -93,6 +94,29 @@ class Backend(Protocol):
               slot: int = 0) -> Environment: ...
 
     def close(self) -> None: ...
+
+
+class ReadCache:
+    """The files an environment read since it last ran a command, to give a second read of one
+    without a command. Sound because nothing changes the tree between two commands: nothing a
+    command started outlives it, and the engine writes only through commands (`exec`,
+    `write_file`, `reset` each call `clear`). At most `limit` bytes are kept."""
+
+    def __init__(self, limit: int = 16 << 20) -> None:
+        self.limit = limit
+        self.files: dict[str, bytes] = {}
+
+    def get(self, path: str) -> bytes | None:
+        return self.files.get(path)
+
+    def keep(self, path: str, data: bytes) -> bytes:
+        """Keep `data` as `path`'s bytes (unless they would exceed the limit); returns it."""
+        if sum(map(len, self.files.values())) + len(data) <= self.limit:
+            self.files[path] = data
+        return data
+
+    def clear(self) -> None:
+        self.files.clear()
 
 
 def inside(path: str) -> str | None:

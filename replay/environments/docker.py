@@ -49,6 +49,7 @@ from replay.environments.base import (
     READ_SCRIPT,
     WRITE_SCRIPT,
     ExecResult,
+    ReadCache,
     cap_output,
     check_written,
     inside,
@@ -135,6 +136,7 @@ class DockerEnvironment:
         self.base_commit = base_commit
         self.disk = disk
         self.closed = False
+        self.read = ReadCache()
 
     def exec(self, command: str, timeout: float = 120.0, network: bool = False,
              env: dict[str, str] | None = None, output_limit: int = DEFAULT_OUTPUT_LIMIT,
@@ -150,6 +152,7 @@ class DockerEnvironment:
         if self.closed:
             raise EnvironmentFault(f"docker container {self.container_id[:12]} was closed")
         start = time.monotonic()
+        self.read.clear()
         done = run(self.client, self.container_id,
                    ["bash", "-c", EXEC_SCRIPT, "replay-exec", f"{timeout:.3f}", command,
                     self.keep],
@@ -172,11 +175,14 @@ class DockerEnvironment:
         full = inside(path)
         if full is None or self.closed:
             raise FileNotFoundError(path)
+        known = self.read.get(full)
+        if known is not None:
+            return known
         done = run(self.client, self.container_id,
                    ["sh", "-c", READ_SCRIPT, "replay-read", full], {}, TESTBED, 1 << 30)
         if done.exit_code != 0:
             raise FileNotFoundError(path)
-        return done.output
+        return self.read.keep(full, done.output)
 
     def write_file(self, path: str, data: bytes) -> None:
         """Write a file in the tree or venv in the container, creating folders. Raises
@@ -186,6 +192,7 @@ class DockerEnvironment:
             raise PermissionError(f"{path} is outside the environment ({TESTBED}, {VENV})")
         if self.closed:
             raise EnvironmentFault(f"docker container {self.container_id[:12]} was closed")
+        self.read.clear()
         code, errors = run_input(self.client, self.container_id,
                                  ["sh", "-c", WRITE_SCRIPT, "replay-write", full], data, TESTBED)
         check_written(path, code, errors)

@@ -34,6 +34,7 @@ from replay.environments.base import (
     READ_SCRIPT,
     WRITE_SCRIPT,
     ExecResult,
+    ReadCache,
     cap_output,
     check_written,
     inside,
@@ -98,12 +99,14 @@ class LocalEnvironment:
         self._finalizer = weakref.finalize(self, _close_layer, self.layer, self._pid)
         self.group: ControlGroup | None = None
         self.building = False  # install steps write the build itself
+        self.read = ReadCache()
 
     def exec(self, command: str, timeout: float = 120.0, network: bool = False,
              env: dict[str, str] | None = None, output_limit: int = DEFAULT_OUTPUT_LIMIT,
              input: bytes | None = None) -> ExecResult:
         """Run `command` with bash in /testbed (see `Environment.exec`)."""
         start = time.monotonic()
+        self.read.clear()
         code, raw, _, timed_out = self._contained(command, timeout, network, env, input,
                                                   output_limit)
         text = raw.decode("utf-8", "replace")
@@ -180,11 +183,14 @@ class LocalEnvironment:
         full = inside(path)
         if full is None:
             raise FileNotFoundError(path)
+        known = self.read.get(full)
+        if known is not None:
+            return known
         code, data, _, _ = self._contained(f"set -- {shlex.quote(full)}; {READ_SCRIPT}", 120,
                                            False, None, None, None)
         if code != 0:
             raise FileNotFoundError(path)
-        return data
+        return self.read.keep(full, data)
 
     def write_file(self, path: str, data: bytes) -> None:
         """Write a file in the tree or venv inside the sandbox, creating folders. Raises
@@ -192,12 +198,14 @@ class LocalEnvironment:
         full = inside(path)
         if full is None:
             raise PermissionError(f"{path} is outside the environment ({TESTBED}, {VENV})")
+        self.read.clear()
         code, _, errors, _ = self._contained(f"set -- {shlex.quote(full)}; {WRITE_SCRIPT}", 120,
                                              False, None, data, None)
         check_written(path, code, errors)
 
     def reset(self) -> None:
         """Back to the validated build: a new empty cell layer (see layers.py)."""
+        self.read.clear()
         self.layer.fresh()
         if self.group is None:
             self.group = _control_group(self.limits)
