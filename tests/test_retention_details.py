@@ -141,6 +141,15 @@ def test_a_reference_reads_at_most_max_chars() -> None:
         Limits(max_chars=0)
 
 
+def test_names_inside_a_token_keep_their_letters_beyond_ascii() -> None:
+    # read by the identifier pattern, not as single names: a letter such as `é` or `ö` is a word
+    # character anywhere in a name, before its underscore or its capital too
+    found = find_details("set x=café_au_lait(y)+naïve_cache-größeNeu*getÉtatHTTP+"
+                         "XMLHttpRequest.open(); not Über+état")
+    assert list(found.values["identifier"]) == [
+        "café_au_lait", "naïve_cache", "größeNeu", "getÉtatHTTP", "XMLHttpRequest.open"]
+
+
 def whole_in(value: str, text: str) -> bool:
     """The naive whole-token look-up: a word-character edge of `value` must not touch one."""
     before = r"(?<!\w)" if re.match(r"\w", value) else ""

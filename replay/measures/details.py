@@ -84,9 +84,15 @@ _HASH = (
     r"(?<![\w-])(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
     r"|(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64})(?![\w-])"
 )
+# A dotted name, snake_case, _private, camelCase, PascalCase, an ACRONYMWord, a called `name(`.
+# Every repeat is possessive (`*+`, `++`): none gives back a character the next element could use
+# (`[^\W_]*+_` runs to the first underscore where `\w*_` backtracked from the word's end to the
+# last; both then match to the word's end), so the matches are the backtracking pattern's, found
+# without trying every shorter run at each word.
 _IDENTIFIER = (
-    r"(?<![\w.\\])(?!(?<=\*)_)(?:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z]\w*_\w*|_+[A-Za-z]\w*"
-    r"|[a-z]\w*[A-Z]\w*|[A-Z]+[a-z]\w*[A-Z]\w*|[A-Z]{2,}[a-z]\w*|[A-Za-z]\w*(?=\((?![-+]\))))"
+    r"(?<![\w.\\])(?!(?<=\*)_)(?:[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)+|[A-Za-z][^\W_]*+_\w*+"
+    r"|_++[A-Za-z]\w*+|[a-z][^\WA-Z]*+[A-Z]\w*+|[A-Z]++[a-z][^\WA-Z]*+[A-Z]\w*+|[A-Z]{2,}+[a-z]\w*+"
+    r"|[A-Za-z]\w*+(?=\((?![-+]\))))"
 )
 # Tried on each distinct whitespace-separated token that is not a plain word, in this order;
 # a token is only tried with the kinds it can hold (`_kinds_for`), which gives the same matches.
