@@ -161,7 +161,10 @@ def test_lookups_among_distinct_tokens_equal_lookups_in_the_text() -> None:
     text = "see /srv/app/config.py, then run `make  test` and load_config(x)\nAnd 12 passed"
     occurrences = Occurrences(text)
     for value in ("app/config.py", "config.py,", "load_config", "config", "make  test",
-                  "12 passed", "12  passed", "and load", "passed\nAnd", "Load_config", "and"):
+                  "12 passed", "12  passed", "and load", "passed\nAnd", "Load_config", "and",
+                  "/srv/app/config.py, then run", "config.py, then", "then run `make",
+                  "`make  test` and", "x)\nAnd 12", "the run", "then ru", "hen run", "run `mak",
+                  "app/config.py, then run `make  test` and load_config(x)"):
         assert (value in occurrences) == whole_in(value, text), value
 
 

@@ -77,7 +77,9 @@ class Occurrences:
     A value without whitespace can only lie inside one whitespace-separated token, so it is
     looked for among the distinct tokens (a value holding `://`, `::` or `/` only among the
     tokens that hold it too). A number with its unit is looked for among the text's own numbers
-    with units, whole: `16 passed` is not found in `116 passed`, nor `38ms` in `738ms`.
+    with units, whole: `16 passed` is not found in `116 passed`, nor `38ms` in `738ms`. A value
+    of several parts (a command, an error message) is looked for in the text only when its parts
+    can lie there as it holds them (`_may_hold`).
     """
 
     def __init__(self, text: str) -> None:
@@ -88,6 +90,7 @@ class Occurrences:
         self._cores: set[str] | None = None
         self._paths: set[str] | None = None
         self._marked: dict[str, str] = {}
+        self._bounded: str | None = None
 
     def __contains__(self, value: str) -> bool:
         return self.has("", value)
@@ -110,7 +113,20 @@ class Occurrences:
             if self._counted is None:
                 self._counted = set(counted_numbers(self.text))
             return value in self._counted
+        if len(parts) > 1 and not self._may_hold(parts):
+            return False
         return find_whole(self.text, value, kind)
+
+    def _may_hold(self, parts: list[str]) -> bool:
+        """Whether the whitespace-separated parts of a value (two or more) can lie in the text as
+        the value holds them: each part between two others is a token of the text, the first
+        part ends a token and the last starts one. A value the text holds passes; most values
+        it lacks fail here, on the distinct tokens, without a search of the whole text."""
+        if any(part not in self.tokens for part in parts[1:-1]):
+            return False
+        if self._bounded is None:
+            self._bounded = f"\n{self.joined}\n"
+        return f"{parts[0]}\n" in self._bounded and f"\n{parts[-1]}" in self._bounded
 
     def _path_runs(self) -> set[str]:
         """The runs of path characters of the tokens holding a slash, without final dots: a path
