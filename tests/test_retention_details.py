@@ -98,6 +98,35 @@ def test_secrets_are_found_and_never_in_a_reference() -> None:
     assert "https://api.example.com/v1" in reference["url"]
 
 
+def test_secrets_of_every_format_inside_a_token_or_spanning_tokens() -> None:
+    text = ("key sk-ant-api03-AbCdEfGhIjKlMnOpQr, ghp_0123456789abcdefghijABCDEFGHIJ0123 and "
+            "github_pat_11ABCDEFG0123456789_abcdef\nAKIAIOSFODNN7EXAMPLE "
+            "(xoxb-1234-5678-abcdEFGH) AIzaSyA1234567890abcdefghijklmnopqrstu\n"
+            "Authorization: Bearer abc.DEF-123_456~789/xyz=\n"
+            "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4\n"
+            "-----BEGIN RSA PRIVATE KEY-----\n"
+            "PASSWORD: 'Hunter2_Secret!' and Api-Key = abcd1234efgh; my_token=\"tok_98765432\"\n")
+    assert find_details(text).secrets == {
+        "sk-ant-api03-AbCdEfGhIjKlMnOpQr", "ghp_0123456789abcdefghijABCDEFGHIJ0123",
+        "github_pat_11ABCDEFG0123456789_abcdef", "AKIAIOSFODNN7EXAMPLE", "xoxb-1234-5678-abcdEFGH",
+        "AIzaSyA1234567890abcdefghijklmnopqrstu", "abc.DEF-123_456~789/xyz=",
+        "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4", "-----BEGIN RSA PRIVATE KEY-----",
+        "Hunter2_Secret", "abcd1234efgh", "tok_98765432"}
+    assert find_details("a token or an API, no secret here: password is set").secrets == set()
+
+
+def test_errors_of_every_ending_word_with_their_messages() -> None:
+    found = find_details(
+        "raised ValueError: bad value\n  warnings: DeprecationWarning: old call\nthen "
+        "KeyboardInterrupt and SystemExit: 2\nconcurrent.futures.TimeoutException: slow")
+    assert list(found.values["error_type"]) == [
+        "ValueError", "DeprecationWarning", "KeyboardInterrupt", "SystemExit",
+        "concurrent.futures.TimeoutException"]
+    assert list(found.values["error_message"]) == [
+        "ValueError: bad value", "DeprecationWarning: old call", "SystemExit: 2",
+        "concurrent.futures.TimeoutException: slow"]
+
+
 def test_only_recurring_details_in_order_and_at_most_per_kind() -> None:
     history = find_details(" ".join(f"call_{i}(x)" for i in range(60)) + " missing_name()")
     later = Occurrences(" ".join(f"call_{i}" for i in range(59, -1, -1)))

@@ -171,15 +171,17 @@ def find_details(text: str, reading: Reading | None = None) -> Details:
     session, holds its working directory's `project_names` (noise, `replay.measures.noise`) and
     what its other texts showed: they share most tokens, and each is then read once."""
     text = without_tool_lines(text)
+    tokens = dict.fromkeys(text.split())
+    joined = "\n".join(tokens)  # where the words of whole-text passes are looked for first
     found = Details(reading=reading or Reading())
-    found.secrets = find_secrets(text)
-    for kind, value in errors(text):
+    found.secrets = find_secrets(text, joined)
+    for kind, value in errors(text, joined):
         found.add(kind, value)
     for command in commands(text):
         found.add("command", command)
     for number in counted_numbers(text):
         found.add("number", number)
-    for pair in _token_details(dict.fromkeys(text.split()), found.reading.tokens):
+    for pair in _token_details(tokens, found.reading.tokens):
         detail = found.reading.detail(pair)
         if detail:
             found.add(*detail)

@@ -72,11 +72,13 @@ def counted_numbers(text: str) -> list[str]:
     return numbers
 
 
-def errors(text: str) -> list[tuple[str, str]]:
+def errors(text: str, tokens: str | None = None) -> list[tuple[str, str]]:
     """Error types with the rest of their line, and pytest's `E   ` lines, as (kind, value) in
-    order of sight (`error_type`, `error_message`)."""
+    order of sight (`error_type`, `error_message`). `tokens`, the text's distinct
+    whitespace-separated tokens joined by newlines, is where the ending words are looked for
+    first: one it lacks is not looked for in the text."""
     found, seen = [], set()
-    for match in _error_ends(text):
+    for match in _error_ends(text, tokens):
         before = text[max(match.start() - 120, 0):match.start()]
         line = before[before.rfind("\n") + 1:] + match.group()
         if line in seen:
@@ -103,11 +105,12 @@ def _line_start(newline: int) -> int:
     return newline + 1 if newline >= 0 else -1
 
 
-def _error_ends(text: str) -> list[re.Match[str]]:
+def _error_ends(text: str, tokens: str | None) -> list[re.Match[str]]:
     """The matches of `_ERROR_END` that `finditer` gives, found faster: each ending word is
-    found with `str.find`, and the pattern tried there, left to right, none inside another."""
+    found with `str.find` (unless `tokens` lacks it), and the pattern tried there, left to
+    right, none inside another."""
     starts: list[int] = []
-    for word in ERROR_ENDS:
+    for word in ERROR_ENDS if tokens is None else [w for w in ERROR_ENDS if w in tokens]:
         start = text.find(word)
         while start >= 0:
             starts.append(start)
