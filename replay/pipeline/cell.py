@@ -136,7 +136,7 @@ def run_cell(task: CellTask, settings: Settings, store: Store,
                                      task.test_timeout)
     except Exception as exc:  # a cell's fault is its result: recorded, retried next run
         return CellResult(task.cell, CellStatus.ERROR,
-                          summary=None if summarized is None else summarized.key or None,
+                          summary=None if summarized is None else summarized.key,
                           fault=Fault.of(exc, stage), seconds=time.monotonic() - started)
     return result_of(task, continuation, summarized, time.monotonic() - started)
 

@@ -78,8 +78,9 @@ class Trace:
         """The trace with what the last response's actions did (`turn`) added; a file edited
         again is listed once."""
         edited = list(self.files_edited)
-        edited += [path for index, path in enumerate(turn.edited)
-                   if path not in edited and path not in turn.edited[:index]]
+        for path in turn.edited:
+            if path not in edited:
+                edited.append(path)
         return replace(self, messages=[*self.messages, *turn.messages],
                        actions=[*self.actions, *turn.actions], files_edited=edited,
                        files_read=[*self.files_read, *turn.read],
