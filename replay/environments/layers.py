@@ -3,9 +3,11 @@
 A local slot's tree and venv are overlays (see sandbox.Overlay): the lower folders are the build
 (the instance's tree at the base commit, `.git/` and ignored files included, and its venv, as
 validated), the upper folders live on the slot's cell layer, a tmpfs of bounded size mounted by
-the engine at `<slot>/cell`. Each command mounts the overlays in a mount namespace of its own;
-what it writes lands in the layer. `fresh()` unmounts the layer and mounts an empty one, so the
-next command sees exactly the build again, whatever the last cell did to the tree, `.git/`
+the engine at `<slot>/cell`. The overlays are mounted once per fresh layer, in the cell's own
+mount namespace (sandbox.make_namespaces, kept by files in `<slot>/cell/ns`), which every command
+of the cell enters; what a command writes lands in the layer. `fresh()` unmounts the layer (and
+with it the files that keep the cell's namespaces) and mounts an empty one, so the next command
+sees exactly the build again, whatever the last cell did to the tree, `.git/`
 (hooks, info/exclude), ignored files (`__pycache__`) or the venv (a `.pth`, sitecustomize.py),
 and a cell that fills its layer fills only its own bounded tmpfs. The engine never reads the
 layer's files: it sees the tree only through the sandbox.
@@ -40,8 +42,10 @@ class CellLayer:
         """Replace the layer by an empty one: the next command sees the build as it was built."""
         self.close()
         self.folder.mkdir(parents=True, exist_ok=True)
-        _mount(["-t", "tmpfs", "-o", f"size={self.size},mode=0700", "replay-cell",
-                str(self.folder)])
+        # private: the files that keep a cell's namespaces can only be bound on a mount whose
+        # events are not shared with other mount namespaces
+        _mount(["--make-private", "-t", "tmpfs", "-o", f"size={self.size},mode=0700",
+                "replay-cell", str(self.folder)])
         for part in PARTS:
             for name in ("upper", "work", "merged"):
                 (self.folder / part / name).mkdir(parents=True)
@@ -52,6 +56,7 @@ class CellLayer:
                         self.folder / part / "merged") for part in PARTS]
 
     def merged(self, part: str) -> Path:
+        """Where `part`'s overlay is mounted in the cell's mount namespace."""
         return self.folder / part / "merged"
 
     def changed(self) -> list[str]:
@@ -60,7 +65,8 @@ class CellLayer:
                       for name in os.listdir(self.folder / part / "upper"))
 
     def close(self) -> None:
-        """Unmount the layer (and one a dead engine left) and discard what it held."""
+        """Unmount the layer (and one a dead engine left) and discard what it held; the cell's
+        namespaces go with the files that kept them."""
         while self.mounted:
             _mount(["-l", str(self.folder)], program="umount")
 

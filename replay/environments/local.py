@@ -52,7 +52,7 @@ from replay.environments.layers import CellLayer
 from replay.environments.leases import MAX_SLOTS, Lease, lease_file, lease_first_free, try_lease
 from replay.environments.recipes import Recipe, recipe_variables
 from replay.environments.repos import prepare_repo
-from replay.environments.sandbox import check_sandbox, contained_argv
+from replay.environments.sandbox import Namespaces, check_sandbox, contained_argv, make_namespaces
 from replay.environments.spool import collect
 from replay.instances.records import Instance
 from replay.records.snapshot import Snapshot
@@ -98,6 +98,7 @@ class LocalEnvironment:
         self._pid = os.getpid()
         self._finalizer = weakref.finalize(self, _close_layer, self.layer, self._pid)
         self.group: ControlGroup | None = None
+        self.spaces: Namespaces | None = None  # the cell's, made by reset()
         self.building = False  # install steps write the build itself
         self.read = ReadCache()
 
@@ -147,7 +148,8 @@ class LocalEnvironment:
     def _extras(self, network: bool, variables: dict[str, str]) -> dict[str, object]:
         """What a command mounts besides the system: for install steps uv (read-only), its
         cache, HOME and files that network settings name (a CA bundle, read-only); for every
-        other command the overlays over the build and the slot's control group."""
+        other command the cell's namespaces (the overlays over the build mounted there) and the
+        slot's control group."""
         if network:
             uv = uv_binary()
             settings = set(network_variables())
@@ -159,10 +161,10 @@ class LocalEnvironment:
             return {"extra_ro": [uv, *named], "extra_rw": writable}
         if self.building:
             return {}
-        if not self.layer.mounted:
+        if self.spaces is None or not self.layer.mounted:
             raise EnvironmentFault(f"local environment {self.root.name} was closed")
         cgroups = self.group.procs if self.group is not None else []
-        return {"overlays": self.layer.overlays(self.build), "cgroups": cgroups}
+        return {"namespaces": self.spaces, "cgroups": cgroups}
 
     def _variables(self, network: bool) -> dict[str, str]:
         variables = {
@@ -206,7 +208,10 @@ class LocalEnvironment:
     def reset(self) -> None:
         """Back to the validated build: a new empty cell layer (see layers.py)."""
         self.read.clear()
+        self.spaces = None
         self.layer.fresh()
+        self.spaces = make_namespaces(self.layer.folder / "ns", self.layer.overlays(self.build),
+                                      self.unroutable)
         if self.group is None:
             self.group = _control_group(self.limits)
 
@@ -228,6 +233,7 @@ class LocalEnvironment:
             if self.group is not None:
                 self.group.remove()
         self.group = None
+        self.spaces = None
         if self.lease is not None:
             self.lease.release()
 

@@ -2,17 +2,26 @@
 
     env -i VARS...                              the command's environment, built from scratch
       setpriv --pdeathsig KILL --               dies with the engine thread that Popen()ed it
-        [unshare --net --mount --]              new network and mount namespaces (not for
-                                                install steps)
+        nsenter --mount=F --net=F --            the cell's network and mount namespaces (see
+                                                below), or for a command outside a cell
+        | unshare --net --mount --              new ones (not for install steps)
           sh -c ROOT_SETUP PID IP MOUNT OPTIONS --    as root, before anything is dropped: join
-                                                the environment's control groups, mount the
-                                                overlays of /testbed and the venv, lo up and
-                                                unroutable addresses routed to lo; then:
+                                                the environment's control groups (and in new
+                                                namespaces: lo up and unroutable addresses
+                                                routed to lo); then:
             bwrap --die-with-parent ...         new user/pid/ipc/uts/cgroup/mount namespaces, no
                                                 capability (bounding set empty), no-new-privs,
                                                 no further user namespaces, a rebuilt read-only
                                                 file system
               bash -c COMMAND
+
+A cell's namespaces (`make_namespaces`) are made once per fresh cell layer, not once per command:
+a network namespace with loopback up and the unroutable addresses routed to it, and a private
+mount namespace in which the overlays of /testbed and the venv are mounted. Files on the cell
+layer keep them (as `ip netns` does); no process stays in them, and the host's own mount
+namespace never sees through the overlays. Every command of the cell enters them, so a command
+pays neither the overlay mounts nor the network set-up; nothing a command leaves there outlives
+it (its processes die with its PID namespace, and it has no capability over either namespace).
 
 Every link execs the next, so the PID the engine's Popen gets is bwrap's: killing it (or its
 process group) kills the sandbox's PID 1, and with it the whole PID namespace; the engine's death
@@ -46,7 +55,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from replay.core.errors import InputError
+from replay.core.errors import EnvironmentFault, InputError
 from replay.core.paths import BASE_PATH, TESTBED, VENV
 
 SETUP_FAILED = 222
@@ -55,7 +64,7 @@ SETUP_FAILED = 222
 # engine's PID: if the engine died before `setpriv` armed the parent-death signal, give up at once.
 # $2 is `ip`, $3 `mount`. Then options up to `--`: `--cgroup FILE` joins a control group (its
 # cgroup.procs file), `--overlay LOWER UPPER WORK TARGET` mounts an overlay at TARGET in this
-# command's own mount namespace (never the host's), `--net` brings loopback up and `--route ADDR`
+# new mount namespace (a cell's, never the host's), `--net` brings loopback up and `--route ADDR`
 # routes an address into a black hole on it. It unsets PWD (which sh exports) and OLDPWD: the
 # command's environment is the caller's.
 ROOT_SETUP = r"""
@@ -86,11 +95,11 @@ exec "$@"
 
 @dataclass(frozen=True)
 class Overlay:
-    """A writable layer over a read-only folder, mounted at `merged` for one command.
+    """A writable layer over a read-only folder, mounted at `merged` for one cell.
 
-    `lower` is never written; what the command changes goes to `upper` (`work` is overlayfs's
+    `lower` is never written; what the cell's commands change goes to `upper` (`work` is overlayfs's
     own scratch folder on the same file system). `merged` is an empty folder of the engine's:
-    the overlay exists only in the command's mount namespace, so the host never sees through it.
+    the overlay exists only in the cell's mount namespace, so the host never sees through it.
     """
 
     lower: Path
@@ -103,6 +112,41 @@ class Overlay:
             if any(mark in str(path) for mark in ",:"):  # they would split overlayfs's options
                 raise InputError(f"sandbox: an overlay folder may not contain ',' or ':': {path}")
         return ["--overlay", str(self.lower), str(self.upper), str(self.work), str(self.merged)]
+
+
+@dataclass(frozen=True)
+class Namespaces:
+    """A cell's network and mount namespaces, kept by the two files that are bound to them."""
+
+    mount: Path
+    net: Path
+
+
+def make_namespaces(folder: Path, overlays: Sequence[Overlay], unroutable: Sequence[str],
+                    engine_pid: int | None = None) -> Namespaces:
+    """New network and mount namespaces for one cell, kept by files in `folder` (an empty folder
+    on a mount that is not shared): loopback up, `unroutable` routed into a black hole on it,
+    and `overlays` mounted (see the module docstring). Raises EnvironmentFault when they cannot
+    be made."""
+    folder.mkdir()
+    spaces = Namespaces(folder / "mnt", folder / "net")
+    for path in (spaces.mount, spaces.net):
+        path.touch()
+    tools = _tools()
+    engine_pid = os.getpid() if engine_pid is None else engine_pid
+    argv = [tools["unshare"], f"--mount={spaces.mount}", f"--net={spaces.net}",
+            "--propagation", "private", "--", tools["sh"], "-c", ROOT_SETUP, "replay-sandbox",
+            str(engine_pid), tools["ip"], tools["mount"],
+            *_setup_options((), overlays, unroutable), tools["true"]]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env={},
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise EnvironmentFault(f"cannot make a cell's namespaces: {error}") from None
+    if done.returncode != 0:
+        why = (done.stderr or done.stdout).strip()[-300:]
+        raise EnvironmentFault(f"cannot make a cell's namespaces (exit {done.returncode}): {why}")
+    return spaces
 
 
 # The system, read-only. Everything else on the host (/root, /home, /work, /run, /var, /mnt,
@@ -122,26 +166,25 @@ def _require(*paths: str | Path) -> None:
 def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: list[str],
                    network: bool, unroutable: list[str], env: dict[str, str], *,
                    extra_ro: Sequence[str] = (), extra_rw: Sequence[str] = (),
-                   overlays: Sequence[Overlay] = (), cgroups: Sequence[str] = (),
+                   namespaces: Namespaces | None = None, cgroups: Sequence[str] = (),
                    engine_pid: int | None = None) -> list[str]:
     """The argv to Popen to run `command` with bash in /testbed, contained.
 
     tree -> /testbed and venv -> /opt/replay-venv (read-write); each interpreter prefix (e.g.
     /root/.pyenv/versions/3.11.7) read-only at its own path (and at its resolved path when it is
     a symlink). `extra_ro` / `extra_rw` are more host paths shown at their own path (uv's binary,
-    its cache and a HOME for install steps). `overlays` are mounted first (their `merged`
-    folders are then what `tree` and `venv` name), in a mount namespace of the command's own
-    (not for install steps, which have the host's network and write the build itself);
+    its cache and a HOME for install steps). `namespaces` are a cell's (`make_namespaces`: the
+    overlays' `merged` folders are then what `tree` and `venv` name), else the command gets new
+    ones (not install steps, which have the host's network and write the build itself);
     `cgroups` are the cgroup.procs files of the control groups the command joins. `env` is the
     command's whole environment (PATH included): nothing of the engine's reaches the command.
     `engine_pid` defaults to this process. Raises FileNotFoundError for a path that does not
     exist.
     """
-    layers = [path for overlay in overlays for path in (overlay.lower, overlay.upper,
-                                                         overlay.work, overlay.merged)]
-    _require(tree, venv, *interpreter_prefixes, *extra_ro, *extra_rw, *layers, *cgroups)
-    if overlays and network:
-        raise ValueError("sandbox: install steps write the build itself, never an overlay")
+    spaces = [namespaces.mount, namespaces.net] if namespaces is not None else []
+    _require(tree, venv, *interpreter_prefixes, *extra_ro, *extra_rw, *spaces, *cgroups)
+    if namespaces is not None and network:
+        raise ValueError("sandbox: install steps write the build itself, never a cell layer")
     engine_pid = os.getpid() if engine_pid is None else engine_pid
     tools = _tools()
     # `env -i NAME=VALUE...`: the whole chain, bwrap's own processes included (the sandbox's
@@ -149,11 +192,14 @@ def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: l
     # environment, never the engine's; and no value is left on bwrap's command line (ps).
     argv = [tools["env"], "-i", *(f"{name}={value}" for name, value in env.items()),
             tools["setpriv"], "--pdeathsig", "KILL", "--"]
-    if not network:
+    if namespaces is not None:
+        argv += [tools["nsenter"], f"--mount={namespaces.mount}", f"--net={namespaces.net}", "--"]
+    elif not network:
         argv += [tools["unshare"], "--net", "--mount", "--propagation", "private", "--"]
     argv += [tools["sh"], "-c", ROOT_SETUP, "replay-sandbox", str(engine_pid), tools["ip"],
              tools["mount"]]
-    argv += _setup_options(cgroups, overlays, None if network else unroutable)
+    own_network = not network and namespaces is None
+    argv += _setup_options(cgroups, (), unroutable if own_network else None)
     argv += [
         tools["bwrap"],
         "--die-with-parent",            # sandbox PID 1 gets SIGKILL when bwrap dies
@@ -184,7 +230,8 @@ def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: l
 def _setup_options(cgroups: Sequence[str], overlays: Sequence[Overlay],
                    unroutable: Sequence[str] | None) -> list[str]:
     """ROOT_SETUP's options: the control groups to join, the overlays to mount and, unless
-    `unroutable` is None (install steps, on the host's network), loopback and its routes."""
+    `unroutable` is None (install steps on the host's network, commands in a cell's network
+    namespace), loopback and its routes."""
     options: list[str] = []
     for procs in cgroups:
         options += ["--cgroup", str(procs)]
@@ -262,7 +309,8 @@ def _tools() -> dict[str, str]:
     """Absolute paths of the wrapper's programs (the command's PATH is not the engine's)."""
     found = {}
     for tool, package in (("bwrap", "bubblewrap"), ("setpriv", "util-linux"),
-                          ("unshare", "util-linux"), ("ip", "iproute2"), ("env", "coreutils"),
+                          ("unshare", "util-linux"), ("nsenter", "util-linux"),
+                          ("ip", "iproute2"), ("env", "coreutils"), ("true", "coreutils"),
                           ("sh", "dash"), ("mount", "mount")):
         path = shutil.which(tool, path=BASE_PATH)
         if path is None:
