@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from replay.environments.layers import release_stale_layers
 from replay.instances.records import load_suite
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
@@ -127,6 +128,10 @@ def test_a_killed_engine_leaves_no_command_running(tmp_path: Path) -> None:
         process.wait()
         time.sleep(1)
         assert _sleepers(marker) == 0
+    # the killed engine's cell layer (and the files that kept its namespaces) stays mounted
+    # until its slot is leased again or released, as `replay clean` does
+    assert release_stale_layers() >= 1
+    assert release_stale_layers() == 0
 
 
 def _sleepers(marker: str) -> int:

@@ -20,11 +20,11 @@ from replay.records.snapshot import Snapshot
 TREE_MARK = "replay-tree:"
 DIFF_MARK = "replay-diff:"
 DIFF_LIMIT = 1 << 30  # characters of base64 a captured diff may take on a command's output
-# git's index and new objects go to a scratch folder of the command's own (its private /tmp), the
+# git's index and new objects go to a scratch folder in the command's own /tmp (empty when the
+# command starts and gone after it, on both backends: nothing to name uniquely or clean up), the
 # repository's objects are read through an alternate: the fingerprint writes nothing to the
 # tree, so it works on a full cell layer and never follows a link the agent planted in .git/
-SCRATCH = ('replay_scratch=$(mktemp -d "${TMPDIR:-/tmp}/replay-fingerprint.XXXXXX") && '
-           'trap \'rm -rf "$replay_scratch"\' EXIT')
+SCRATCH = "replay_scratch=/tmp/replay-fingerprint"
 GIT_SCRATCH = ('GIT_INDEX_FILE="$replay_scratch/index" '
                'GIT_OBJECT_DIRECTORY="$replay_scratch/objects" '
                'GIT_ALTERNATE_OBJECT_DIRECTORIES="$PWD/.git/objects"')
@@ -41,7 +41,7 @@ def fingerprint_script(base_commit: str) -> str:
 
 
 def _tree_hash(base_commit: str) -> str:
-    return (f'mkdir "$replay_scratch/objects" && export {GIT_SCRATCH} && '
+    return (f'mkdir "$replay_scratch" "$replay_scratch/objects" && export {GIT_SCRATCH} && '
             f'{{ cp .git/index "$replay_scratch/index" 2>/dev/null || true; }} && '
             f"git read-tree --reset {shlex.quote(base_commit)} && git add -A && git write-tree")
 
