@@ -16,6 +16,7 @@ layer's files: it sees the tree only through the sandbox.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from replay.environments.leases import lease_file, try_lease
 from replay.environments.sandbox import Overlay
 
 PARTS = ("tree", "venv")
+SOURCE = "replay-cell"  # the source name of every cell layer's tmpfs (see /proc/self/mountinfo)
 
 
 class CellLayer:
@@ -45,7 +47,7 @@ class CellLayer:
         # private: the files that keep a cell's namespaces can only be bound on a mount whose
         # events are not shared with other mount namespaces
         _mount(["--make-private", "-t", "tmpfs", "-o", f"size={self.size},mode=0700",
-                "replay-cell", str(self.folder)])
+                SOURCE, str(self.folder)])
         for part in PARTS:
             for name in ("upper", "work", "merged"):
                 (self.folder / part / name).mkdir(parents=True)
@@ -69,6 +71,25 @@ class CellLayer:
         namespaces go with the files that kept them."""
         while self.mounted:
             _mount(["-l", str(self.folder)], program="umount")
+
+
+def other_layers(own: Path) -> list[Path]:
+    """The cell layers mounted on the host besides `own` (other slots', of this engine or
+    another): a cell's new mount namespace detaches them, or it would keep each one's memory
+    alive after its slot replaced it."""
+    found = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields, _, rest = line.partition(" - ")
+        if rest.split()[1:2] == [SOURCE]:
+            target = Path(_unescape(fields.split()[4]))
+            if target != own:
+                found.append(target)
+    return found
+
+
+def _unescape(field: str) -> str:
+    """A mountinfo path with its octal escapes (space, tab, newline, backslash) decoded."""
+    return re.sub(r"\\([0-7]{3})", lambda match: chr(int(match.group(1), 8)), field)
 
 
 def release_stale_layers(root: Path | None = None) -> int:

@@ -48,7 +48,7 @@ from replay.environments.builds import (
 )
 from replay.environments.cgroups import ControlGroup, Limits, make_group
 from replay.environments.interpreters import find_python, uv_binary
-from replay.environments.layers import CellLayer
+from replay.environments.layers import CellLayer, other_layers
 from replay.environments.leases import MAX_SLOTS, Lease, lease_file, lease_first_free, try_lease
 from replay.environments.recipes import Recipe, recipe_variables
 from replay.environments.repos import prepare_repo
@@ -211,7 +211,7 @@ class LocalEnvironment:
         self.spaces = None
         self.layer.fresh()
         self.spaces = make_namespaces(self.layer.folder / "ns", self.layer.overlays(self.build),
-                                      self.unroutable)
+                                      self.unroutable, other_layers(self.layer.folder))
         if self.group is None:
             self.group = _control_group(self.limits)
 

@@ -62,20 +62,22 @@ SETUP_FAILED = 222
 
 # Runs as root in the new network (and mount) namespace, before bwrap drops everything. $1 is the
 # engine's PID: if the engine died before `setpriv` armed the parent-death signal, give up at once.
-# $2 is `ip`, $3 `mount`. Then options up to `--`: `--cgroup FILE` joins a control group (its
-# cgroup.procs file), `--overlay LOWER UPPER WORK TARGET` mounts an overlay at TARGET in this
-# new mount namespace (a cell's, never the host's), `--net` brings loopback up and `--route ADDR`
-# routes an address into a black hole on it. It unsets PWD (which sh exports) and OLDPWD: the
-# command's environment is the caller's.
+# $2 is `ip`, $3 `mount`, $4 `umount`. Then options up to `--`: `--cgroup FILE` joins a control
+# group (its cgroup.procs file), `--overlay LOWER UPPER WORK TARGET` mounts an overlay at TARGET in
+# this new mount namespace (a cell's, never the host's), `--unmount TARGET` detaches a mount from
+# it (another slot's cell layer, which it would otherwise keep alive), `--net` brings loopback up
+# and `--route ADDR` routes an address into a black hole on it. It unsets PWD (which sh exports)
+# and OLDPWD: the command's environment is the caller's.
 ROOT_SETUP = r"""
 fail() { echo "replay-namespace-setup-failed: $1" >&2; exit 222; }
 [ "$PPID" = "$1" ] || fail "engine gone"
-ip=$2; mount=$3; shift 3
+ip=$2; mount=$3; umount=$4; shift 4
 while [ "$1" != "--" ]; do
     case "$1" in
     --cgroup) echo $$ > "$2" || fail "cgroup $2"; shift 2 ;;
     --overlay) "$mount" -t overlay replay-layer -o "lowerdir=$2,upperdir=$3,workdir=$4" "$5" \
                    || fail "overlay $5"; shift 5 ;;
+    --unmount) "$umount" -l "$2" 2>/dev/null; shift 2 ;;  # gone already: nothing to keep
     --net)
         "$ip" link set lo up || fail "loopback"
         # this namespace only: binding ports < 1024 and ping (ICMP datagram sockets) need no
@@ -123,11 +125,12 @@ class Namespaces:
 
 
 def make_namespaces(folder: Path, overlays: Sequence[Overlay], unroutable: Sequence[str],
-                    engine_pid: int | None = None) -> Namespaces:
+                    foreign: Sequence[Path] = (), engine_pid: int | None = None) -> Namespaces:
     """New network and mount namespaces for one cell, kept by files in `folder` (an empty folder
     on a mount that is not shared): loopback up, `unroutable` routed into a black hole on it,
-    and `overlays` mounted (see the module docstring). Raises EnvironmentFault when they cannot
-    be made."""
+    `foreign` (the host's mounts the cell must not keep alive: other slots' cell layers)
+    detached and `overlays` mounted (see the module docstring). Raises EnvironmentFault when
+    they cannot be made."""
     folder.mkdir()
     spaces = Namespaces(folder / "mnt", folder / "net")
     for path in (spaces.mount, spaces.net):
@@ -136,8 +139,8 @@ def make_namespaces(folder: Path, overlays: Sequence[Overlay], unroutable: Seque
     engine_pid = os.getpid() if engine_pid is None else engine_pid
     argv = [tools["unshare"], f"--mount={spaces.mount}", f"--net={spaces.net}",
             "--propagation", "private", "--", tools["sh"], "-c", ROOT_SETUP, "replay-sandbox",
-            str(engine_pid), tools["ip"], tools["mount"],
-            *_setup_options((), overlays, unroutable), tools["true"]]
+            str(engine_pid), tools["ip"], tools["mount"], tools["umount"],
+            *_setup_options((), overlays, unroutable, foreign), tools["true"]]
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env={},
                               stdin=subprocess.DEVNULL)
@@ -197,7 +200,7 @@ def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: l
     elif not network:
         argv += [tools["unshare"], "--net", "--mount", "--propagation", "private", "--"]
     argv += [tools["sh"], "-c", ROOT_SETUP, "replay-sandbox", str(engine_pid), tools["ip"],
-             tools["mount"]]
+             tools["mount"], tools["umount"]]
     own_network = not network and namespaces is None
     argv += _setup_options(cgroups, (), unroutable if own_network else None)
     argv += [
@@ -228,13 +231,15 @@ def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: l
 
 
 def _setup_options(cgroups: Sequence[str], overlays: Sequence[Overlay],
-                   unroutable: Sequence[str] | None) -> list[str]:
-    """ROOT_SETUP's options: the control groups to join, the overlays to mount and, unless
-    `unroutable` is None (install steps on the host's network, commands in a cell's network
-    namespace), loopback and its routes."""
+                   unroutable: Sequence[str] | None, foreign: Sequence[Path] = ()) -> list[str]:
+    """ROOT_SETUP's options: the control groups to join, the mounts to detach, the overlays to
+    mount and, unless `unroutable` is None (install steps on the host's network, commands in a
+    cell's network namespace), loopback and its routes."""
     options: list[str] = []
     for procs in cgroups:
         options += ["--cgroup", str(procs)]
+    for target in foreign:
+        options += ["--unmount", str(target)]
     for overlay in overlays:
         options += overlay.options()
     if unroutable is not None:
@@ -311,7 +316,7 @@ def _tools() -> dict[str, str]:
     for tool, package in (("bwrap", "bubblewrap"), ("setpriv", "util-linux"),
                           ("unshare", "util-linux"), ("nsenter", "util-linux"),
                           ("ip", "iproute2"), ("env", "coreutils"), ("true", "coreutils"),
-                          ("sh", "dash"), ("mount", "mount")):
+                          ("sh", "dash"), ("mount", "mount"), ("umount", "mount")):
         path = shutil.which(tool, path=BASE_PATH)
         if path is None:
             raise InputError(f"containment needs `{tool}`: apt-get install -y {package}")
