@@ -6,8 +6,9 @@ validated), the upper folders live on the slot's cell layer, a tmpfs of bounded 
 the engine at `<slot>/cell`. The overlays are mounted once per fresh layer, in the cell's own
 mount namespace (sandbox.make_namespaces, kept by files in `<slot>/cell/ns`), which every command
 of the cell enters; what a command writes lands in the layer. `fresh()` unmounts the layer (and
-with it the files that keep the cell's namespaces) and mounts an empty one, so the next command
-sees exactly the build again, whatever the last cell did to the tree, `.git/`
+with it the files that keep the cell's namespaces), mounts an empty one and makes the cell's new
+namespaces (which detach the other slots' layers), so the next command sees exactly the build
+again, whatever the last cell did to the tree, `.git/`
 (hooks, info/exclude), ignored files (`__pycache__`) or the venv (a `.pth`, sitecustomize.py),
 and a cell that fills its layer fills only its own bounded tmpfs. The engine never reads the
 layer's files: it sees the tree only through the sandbox.
@@ -18,12 +19,13 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 from replay.core.errors import EnvironmentFault
 from replay.core.paths import home
 from replay.environments.leases import lease_file, try_lease
-from replay.environments.sandbox import Overlay
+from replay.environments.sandbox import Namespaces, Overlay, make_namespaces
 
 PARTS = ("tree", "venv")
 SOURCE = "replay-cell"  # the source name of every cell layer's tmpfs (see /proc/self/mountinfo)
@@ -40,8 +42,10 @@ class CellLayer:
     def mounted(self) -> bool:
         return os.path.ismount(self.folder)
 
-    def fresh(self) -> None:
-        """Replace the layer by an empty one: the next command sees the build as it was built."""
+    def fresh(self, build: Path, unroutable: Sequence[str]) -> Namespaces:
+        """Replace the layer by an empty one, and the cell's namespaces by new ones in which the
+        overlays over `build`'s tree and venv are mounted (`unroutable`: see make_namespaces):
+        the next command sees the build as it was built."""
         self.close()
         self.folder.mkdir(parents=True, exist_ok=True)
         # private: the files that keep a cell's namespaces can only be bound on a mount whose
@@ -51,6 +55,8 @@ class CellLayer:
         for part in PARTS:
             for name in ("upper", "work", "merged"):
                 (self.folder / part / name).mkdir(parents=True)
+        return make_namespaces(self.folder / "ns", self.overlays(build), unroutable,
+                               other_layers(self.folder))
 
     def overlays(self, build: Path) -> list[Overlay]:
         """The overlays of the tree and the venv over `build`'s own."""

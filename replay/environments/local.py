@@ -48,18 +48,17 @@ from replay.environments.builds import (
 )
 from replay.environments.cgroups import ControlGroup, Limits, make_group
 from replay.environments.interpreters import find_python, uv_binary
-from replay.environments.layers import CellLayer, other_layers
+from replay.environments.layers import CellLayer
 from replay.environments.leases import MAX_SLOTS, Lease, lease_file, lease_first_free, try_lease
 from replay.environments.recipes import Recipe, recipe_variables
 from replay.environments.repos import prepare_repo
-from replay.environments.sandbox import Namespaces, check_sandbox, contained_argv, make_namespaces
+from replay.environments.sandbox import SETUP_FAILED, Namespaces, check_sandbox, contained_argv
 from replay.environments.spool import collect
 from replay.instances.records import Instance
 from replay.records.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 
-SETUP_FAILED = 222
 # The venv's modules compiled once, into the build: the cell layer is discarded after every cell,
 # so bytecode a test run writes is gone by the next one, and each run compiled pytest and the
 # packages it imports again (about 200 ms of a demo instance's 550 ms test run). A module that
@@ -209,9 +208,7 @@ class LocalEnvironment:
         """Back to the validated build: a new empty cell layer (see layers.py)."""
         self.read.clear()
         self.spaces = None
-        self.layer.fresh()
-        self.spaces = make_namespaces(self.layer.folder / "ns", self.layer.overlays(self.build),
-                                      self.unroutable, other_layers(self.layer.folder))
+        self.spaces = self.layer.fresh(self.build, self.unroutable)
         if self.group is None:
             self.group = _control_group(self.limits)
 

@@ -195,14 +195,7 @@ def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: l
     # environment, never the engine's; and no value is left on bwrap's command line (ps).
     argv = [tools["env"], "-i", *(f"{name}={value}" for name, value in env.items()),
             tools["setpriv"], "--pdeathsig", "KILL", "--"]
-    if namespaces is not None:
-        argv += [tools["nsenter"], f"--mount={namespaces.mount}", f"--net={namespaces.net}", "--"]
-    elif not network:
-        argv += [tools["unshare"], "--net", "--mount", "--propagation", "private", "--"]
-    argv += [tools["sh"], "-c", ROOT_SETUP, "replay-sandbox", str(engine_pid), tools["ip"],
-             tools["mount"], tools["umount"]]
-    own_network = not network and namespaces is None
-    argv += _setup_options(cgroups, (), unroutable if own_network else None)
+    argv += _root_setup(tools, namespaces, network, unroutable, cgroups, engine_pid)
     argv += [
         tools["bwrap"],
         "--die-with-parent",            # sandbox PID 1 gets SIGKILL when bwrap dies
@@ -228,6 +221,21 @@ def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: l
     argv += ["--remount-ro", "/"]
     argv += ["--chdir", TESTBED, "--", "bash", "-c", command]
     return argv
+
+
+def _root_setup(tools: dict[str, str], namespaces: Namespaces | None, network: bool,
+                unroutable: Sequence[str], cgroups: Sequence[str], engine_pid: int) -> list[str]:
+    """The chain's links before bwrap: into the cell's namespaces, new ones, or (install steps)
+    the host's network; then ROOT_SETUP with its options."""
+    argv = []
+    if namespaces is not None:
+        argv += [tools["nsenter"], f"--mount={namespaces.mount}", f"--net={namespaces.net}", "--"]
+    elif not network:
+        argv += [tools["unshare"], "--net", "--mount", "--propagation", "private", "--"]
+    argv += [tools["sh"], "-c", ROOT_SETUP, "replay-sandbox", str(engine_pid), tools["ip"],
+             tools["mount"], tools["umount"]]
+    own_network = not network and namespaces is None
+    return argv + _setup_options(cgroups, (), unroutable if own_network else None)
 
 
 def _setup_options(cgroups: Sequence[str], overlays: Sequence[Overlay],
