@@ -114,7 +114,8 @@ def prepare(instance: Instance, root: Path) -> tuple[str, str, dict[str, Path]]:
     restored = trees.get("snapshot", root / "base")
     if history.snapshot.diff:
         apply(restored, history.snapshot.diff, "snapshot.diff")
-    fingerprint = subprocess.run(["bash", "-c", fingerprint_script(commit)], cwd=restored,
+    fingerprint = subprocess.run(["bash", "-c", fingerprint_script(commit, str(root / "scratch"))],
+                                 cwd=restored,
                                  capture_output=True, text=True, check=True).stdout.split()[-1]
     for tree in trees.values():
         apply(tree, instance.test_patch, "test.diff")

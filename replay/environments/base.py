@@ -43,7 +43,8 @@ class Environment(Protocol):
     `exec` runs a bash command in `workdir` with no network unless `network` is set (only the
     environment's own install steps set it). Output is stdout and stderr merged, capped to
     `output_limit` characters keeping head and tail. On timeout the whole process group is
-    killed, and nothing a command started outlives it. `input`, when given, is the command's
+    killed, and nothing a command started outlives it; each command has an empty /tmp of its
+    own (the snapshots' scratch folder relies on it). `input`, when given, is the command's
     standard input (else it reads an empty one): the engine hands a command data (a diff, a
     patch) in the same contained command that uses it, with no file between. Raises
     `EnvironmentFault` when the environment itself is broken. `read_file` and `write_file` act

@@ -24,20 +24,24 @@ DIFF_LIMIT = 1 << 30  # characters of base64 a captured diff may take on a comma
 # command starts and gone after it, on both backends: nothing to name uniquely or clean up), the
 # repository's objects are read through an alternate: the fingerprint writes nothing to the
 # tree, so it works on a full cell layer and never follows a link the agent planted in .git/
-SCRATCH = "replay_scratch=/tmp/replay-fingerprint"
+SCRATCH = "/tmp/replay-fingerprint"
 GIT_SCRATCH = ('GIT_INDEX_FILE="$replay_scratch/index" '
                'GIT_OBJECT_DIRECTORY="$replay_scratch/objects" '
                'GIT_ALTERNATE_OBJECT_DIRECTORIES="$PWD/.git/objects"')
 
 
-def fingerprint_script(base_commit: str) -> str:
+def fingerprint_script(base_commit: str, scratch: str = SCRATCH) -> str:
     """Shell lines that print the tree hash of the working tree (base + every non-ignored file).
 
     The index starts as a copy of the repository's: `read-tree --reset` keeps the stat data of
     the entries that still match the base tree, so `add -A` hashes only the files that changed
-    (into the scratch folder, see GIT_SCRATCH).
+    (into `scratch`, a folder that must not exist yet: see GIT_SCRATCH).
     """
-    return f"{SCRATCH} && {_tree_hash(base_commit)}"
+    return f"{_scratch(scratch)} && {_tree_hash(base_commit)}"
+
+
+def _scratch(folder: str = SCRATCH) -> str:
+    return f"replay_scratch={shlex.quote(folder)}"
 
 
 def _tree_hash(base_commit: str) -> str:
@@ -64,7 +68,7 @@ def capture(env: Environment, base_commit: str) -> Snapshot:
     """Record the working tree as base commit + binary diff + fingerprint."""
     output = _run(
         env,
-        f"{SCRATCH} && tree=$({_tree_hash(base_commit)}) && echo && echo {TREE_MARK}$tree && "
+        f"{_scratch()} && tree=$({_tree_hash(base_commit)}) && echo && echo {TREE_MARK}$tree && "
         f"echo {DIFF_MARK}$({GIT_SCRATCH} git diff --cached --binary --full-index "
         f"{shlex.quote(base_commit)} | base64 -w0)",
         "snapshot capture", output_limit=DIFF_LIMIT)
