@@ -207,7 +207,7 @@ class LocalEnvironment:
     def reset(self) -> None:
         """Back to the validated build: a new empty cell layer (see layers.py)."""
         self.read.clear()
-        self.spaces = None
+        self.spaces = None  # if the new layer cannot be made, no command runs on the old one
         self.spaces = self.layer.fresh(self.build, self.unroutable)
         if self.group is None:
             self.group = _control_group(self.limits)

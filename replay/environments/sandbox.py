@@ -138,8 +138,7 @@ def make_namespaces(folder: Path, overlays: Sequence[Overlay], unroutable: Seque
     tools = _tools()
     engine_pid = os.getpid() if engine_pid is None else engine_pid
     argv = [tools["unshare"], f"--mount={spaces.mount}", f"--net={spaces.net}",
-            "--propagation", "private", "--", tools["sh"], "-c", ROOT_SETUP, "replay-sandbox",
-            str(engine_pid), tools["ip"], tools["mount"], tools["umount"],
+            "--propagation", "private", "--", *_root_script(tools, engine_pid),
             *_setup_options((), overlays, unroutable, foreign), tools["true"]]
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env={},
@@ -232,10 +231,15 @@ def _root_setup(tools: dict[str, str], namespaces: Namespaces | None, network: b
         argv += [tools["nsenter"], f"--mount={namespaces.mount}", f"--net={namespaces.net}", "--"]
     elif not network:
         argv += [tools["unshare"], "--net", "--mount", "--propagation", "private", "--"]
-    argv += [tools["sh"], "-c", ROOT_SETUP, "replay-sandbox", str(engine_pid), tools["ip"],
-             tools["mount"], tools["umount"]]
     own_network = not network and namespaces is None
-    return argv + _setup_options(cgroups, (), unroutable if own_network else None)
+    return [*argv, *_root_script(tools, engine_pid),
+            *_setup_options(cgroups, (), unroutable if own_network else None)]
+
+
+def _root_script(tools: dict[str, str], engine_pid: int) -> list[str]:
+    """ROOT_SETUP run by sh with its positional arguments (its options follow)."""
+    return [tools["sh"], "-c", ROOT_SETUP, "replay-sandbox", str(engine_pid), tools["ip"],
+            tools["mount"], tools["umount"]]
 
 
 def _setup_options(cgroups: Sequence[str], overlays: Sequence[Overlay],
