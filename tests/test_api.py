@@ -1,4 +1,4 @@
-"""The public Python API: the README's example runs as it is, against the demo suite and a
+"""The public Python API: the example of docs/api.md runs as it is, against the demo suite and a
 scripted model on 127.0.0.1, in its own process; and the API prints nothing itself."""
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ import pytest
 from replay import api
 from replay.core.errors import InputError
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+API_PAGE = Path(__file__).resolve().parent.parent / "docs" / "api.md"
 
 
 def readme_example() -> str:
-    """The Python block of the README's "Python API" section."""
-    section = README.read_text(encoding="utf-8").split("## Python API", 1)[1]
+    """The Python block of the Python API page (docs/api.md)."""
+    section = API_PAGE.read_text(encoding="utf-8").split("# Python API", 1)[1]
     found = re.search(r"```python\n(.*?)```", section, re.S)
-    assert found is not None, "the README's Python API section has no python block"
+    assert found is not None, "docs/api.md has no python block"
     return found.group(1)
 
 

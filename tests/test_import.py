@@ -189,7 +189,7 @@ def _no_edit(tmp: Path) -> list[str]:
 
 @pytest.mark.parametrize(("make", "extra", "message"), [
     (_unknown_format, [], "episodes.json: unknown trajectory format (expected mini-swe-agent, "
-                          "swe-agent, openai; see the README)"),
+                          "swe-agent, openai; see docs/histories.md)"),
     (_corrupt, [], "replay-demo__tally-1.traj.json: not valid JSON (line 12: Unterminated string"),
     (lambda tmp: [str(OPENAI)], ["--instance", "replay-demo__iniconf-1"],
      "replay-demo__tally-1.openai.json: a trajectory of replay-demo__tally-1, not of "

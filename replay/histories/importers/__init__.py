@@ -69,7 +69,7 @@ def read_trajectory(path: Path, fmt: str = "auto") -> Recorded:
     name = detect_format(data) if fmt == "auto" else fmt
     if name is None:
         raise InputError(f"{path}: unknown trajectory format (expected {', '.join(FORMATS)}; "
-                         "see the README)")
+                         "see docs/histories.md)")
     module = importlib.import_module(f"replay.histories.importers.{MODULES[name]}")
     try:
         recorded: Recorded = module.parse(data, path)
