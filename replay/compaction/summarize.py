@@ -30,7 +30,6 @@ from replay.core.errors import InputError
 from replay.models.types import ChatRequest, Message, Model
 from replay.records.summary import Summary
 
-MECHANICAL = ("anchor_index", "observation-masking", "tail")
 MASKING_KEEP_LAST = 2
 # The summarizers' output cap: the longest template of the five prompts (Claude Code's nine
 # sections) is written in well under 4,000 tokens by the models of the study; twice that leaves

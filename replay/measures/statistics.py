@@ -30,7 +30,6 @@ POWER = 0.8
 RESAMPLES = 5000
 SEED = 0
 
-WILSON_NOTE = "95% intervals: Wilson score intervals of k/n"
 BOOTSTRAP_NOTE = f"percentile bootstrap over {{units}}, {RESAMPLES:,} resamples, seed {SEED}"
 
 

@@ -161,7 +161,7 @@ def _count_flags(result: Validation, labels: dict[tuple[str, int, str], str], se
 
 
 def markdown_table(found: Validation) -> str:
-    """The table of docs/retention.md: precision per kind with n, then the disorder check's figures."""
+    """docs/retention.md's table: precision per kind with n, then the disorder check's figures."""
     lines = ["| detail type | labelled values | details | precision |", "|---|---|---|---|"]
     scored = Precision(sum(p.labelled for k, p in found.by_kind.items() if k not in UNSCORED),
                        sum(p.details for k, p in found.by_kind.items() if k not in UNSCORED))
