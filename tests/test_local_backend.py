@@ -1,9 +1,12 @@
 """What only the local backend does: install steps reach the network, a build holds its venv's
-bytecode (what every backend does is in test_backend_contract.py)."""
+bytecode, a cell's layer and namespaces are its holder's (what every backend does is in
+test_backend_contract.py)."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
 import subprocess
 import threading
@@ -11,9 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from replay.core.errors import EnvironmentFault
 from replay.environments.builds import BUILD_FORMAT, READY
+from replay.environments.holders import hold
 from replay.environments.local import LocalBackend, LocalEnvironment
 from replay.environments.recipes import load_recipe
+from replay.environments.sandbox import Overlay
 from replay.instances.records import Instance
 
 
@@ -110,3 +116,25 @@ def _mounts_in(env: LocalEnvironment) -> str:
     done = subprocess.run(["nsenter", f"--target={env.layer.holder.pid}", "--mount", "cat",
                            "/proc/self/mountinfo"], capture_output=True, text=True, check=True)
     return done.stdout.replace("\\040", " ")
+
+
+def test_a_command_of_a_cell_whose_holder_ended_is_a_harness_fault(env: LocalEnvironment) -> None:
+    """A command never runs outside its cell's namespaces nor passes their loss off as its exit
+    code: with the holder gone it is a harness fault, and the next reset makes a new one."""
+    env.reset()
+    assert env.layer.holder is not None
+    os.kill(env.layer.holder.pid, signal.SIGKILL)
+    with pytest.raises(EnvironmentFault, match="holder ended"):
+        env.exec("true")
+    env.reset()
+    assert env.exec("echo back").output == "back\n"
+
+
+def test_a_holder_that_cannot_mount_its_layer_says_why(tmp_path: Path) -> None:
+    layer = tmp_path / "cell"
+    layer.mkdir()
+    overlay = Overlay(tmp_path / "missing", layer / "upper", layer / "work", layer / "merged")
+    why = r"(?s)namespaces \(exit 222\): .*setup-failed: overlay"
+    with pytest.raises(EnvironmentFault, match=why):
+        hold(layer, 1 << 20, [overlay], [])
+    assert list(layer.iterdir()) == []  # the layer was the holder's alone

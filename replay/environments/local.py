@@ -135,9 +135,8 @@ class LocalEnvironment:
         if code == SETUP_FAILED and b"replay-namespace-setup-failed" in output + errors:
             why = (output + errors).decode("utf-8", "replace").strip()[-300:]
             raise EnvironmentFault(f"local environment {self.root.name}: {why}")
-        if not (network or self.building or self.layer.live):  # no namespaces to enter
-            raise EnvironmentFault(f"local environment {self.root.name}: its cell's namespaces "
-                                   "are gone (their holder ended)")
+        if not (network or self.building or self.layer.live):  # no namespaces were entered
+            raise EnvironmentFault(f"local environment {self.root.name}: its holder ended")
         return code, output, errors, timed_out
 
     def _mounts(self, network: bool) -> tuple[Path, Path, list[str]]:
@@ -163,7 +162,8 @@ class LocalEnvironment:
             return {}
         holder = self.layer.holder
         if holder is None or not holder.alive:
-            raise EnvironmentFault(f"local environment {self.root.name} was closed")
+            raise EnvironmentFault(f"local environment {self.root.name} has no cell layer "
+                                   "(closed, or its holder ended)")
         cgroups = self.group.procs if self.group is not None else []
         return {"holder": holder.pid, "cgroups": cgroups}
 
