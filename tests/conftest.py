@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from replay.core.errors import InputError
-from replay.environments.layers import release_stale_layers
 from replay.environments.repos import commit_files
 from replay.instances.records import Instance, load_instance_dir
 from replay.models.cache import CallCache
@@ -30,13 +29,11 @@ REPLAY = [sys.executable, "-m", "replay"]
 
 @pytest.fixture(scope="session", autouse=True)
 def replay_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One REPLAY_HOME per test session, so environments are built once and shared by tests;
-    at its end, the cell layers that engines the tests killed left mounted are released."""
+    """One REPLAY_HOME per test session, so environments are built once and shared by tests."""
     home = tmp_path_factory.mktemp("replay-home")
     previous = os.environ.get("REPLAY_HOME")
     os.environ["REPLAY_HOME"] = str(home)
     yield home
-    release_stale_layers(home / "envs")
     if previous is None:
         os.environ.pop("REPLAY_HOME", None)
     else:

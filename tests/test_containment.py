@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import time
@@ -18,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from replay.environments.layers import release_stale_layers
 from replay.instances.records import load_suite
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
@@ -113,27 +111,78 @@ def test_every_escape_probe_through_the_agents_bash_tool_is_blocked(
             assert FAKE_KEY.encode() not in artifact.read_bytes(), artifact
 
 
-def test_a_killed_engine_leaves_no_command_running(tmp_path: Path) -> None:
-    """SIGKILL the engine while the agent's command (and a background child) sleeps."""
-    marker = "317.25"
+def test_a_killed_engine_leaves_no_process_mount_or_control_group(tmp_path: Path) -> None:
+    """SIGKILL the engine mid-cell, while the agent's command (and a background child) sleeps:
+    afterwards no process is left in the cell's namespaces, nothing of the cell is mounted on the
+    host (its layer, its namespaces) and the engine's control group is gone, without `replay
+    clean` or another engine."""
+    marker = f"317.{os.getpid()}"  # this session's sleepers alone
     turns = [{"content": "Waiting.", "tool_calls": [
         call("bash", command=f"sleep {marker} & sleep {marker}; echo done")]}]
     with ScriptedServer(Script(turns, model="agent")) as server:
         process = _run("local", server, tmp_path / "replay.db")
-        deadline = time.monotonic() + 120
-        while _sleepers(marker) < 2:
-            assert process.poll() is None and time.monotonic() < deadline, process.stderr
-            time.sleep(0.1)
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-        time.sleep(1)
-        assert _sleepers(marker) == 0
-    # the killed engine's cell layer (and the files that kept its namespaces) stays mounted
-    # until its slot is leased again or released, as `replay clean` does
-    assert release_stale_layers() >= 1
-    assert release_stale_layers() == 0
+        try:
+            spaces, groups = _cell_of(process, marker)
+        finally:
+            process.kill()
+            process.wait()
+    deadline = time.monotonic() + 10
+    while _left(marker, spaces, groups) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _left(marker, spaces, groups) == []
+    host = Path("/proc/self/mountinfo").read_text()
+    assert not [line for line in host.splitlines() if os.environ["REPLAY_HOME"] in line
+                or any(space in line for space in spaces)]
 
 
-def _sleepers(marker: str) -> int:
+def _cell_of(engine: subprocess.Popen[str], marker: str) -> tuple[set[str], list[Path]]:
+    """Once the cell's command sleeps: the namespaces its processes are in (the holder, a child
+    of the engine, among them) and the engine's control groups."""
+    deadline = time.monotonic() + 120
+    while len(_sleepers(marker)) < 2:
+        assert engine.poll() is None and time.monotonic() < deadline, engine.stderr
+        time.sleep(0.1)
+    cell_net = _namespace(_sleepers(marker)[0], "net")
+    cell = [pid for pid in _pids() if _namespace(pid, "net") == cell_net]
+    spaces = {_namespace(pid, kind) for pid in cell for kind in ("net", "mnt")} - {""}
+    groups = _groups_of(engine.pid)
+    assert groups and any(_parent(pid) == engine.pid for pid in cell)  # v1: two groups
+    return spaces, groups
+
+
+def _left(marker: str, spaces: set[str], groups: list[Path]) -> list[str]:
+    """What is still there of a killed engine's cell: sleepers, processes in its namespaces,
+    control groups."""
+    return ([f"sleeper {pid}" for pid in _sleepers(marker)]
+            + [f"process {pid}" for pid in _pids()
+               if {_namespace(pid, "net"), _namespace(pid, "mnt")} & spaces]
+            + [f"group {group}" for group in groups if group.exists()])
+
+
+def _sleepers(marker: str) -> list[int]:
     done = subprocess.run(["pgrep", "-f", f"^sleep {marker}$"], capture_output=True, text=True)
-    return len(done.stdout.split())
+    return [int(pid) for pid in done.stdout.split()]
+
+
+def _pids() -> list[int]:
+    return [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+
+
+def _namespace(pid: int, kind: str) -> str:
+    """The namespace of `kind` process `pid` is in (`net:[4026532...]`), "" once it is gone."""
+    try:
+        return os.readlink(f"/proc/{pid}/ns/{kind}")
+    except OSError:
+        return ""
+
+
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _groups_of(engine: int) -> list[Path]:
+    """The control groups the local backend made for engine `engine` (replay-PID-TOKEN)."""
+    return sorted(Path("/sys/fs/cgroup").rglob(f"replay-{engine}-*"))

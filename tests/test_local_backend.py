@@ -1,9 +1,12 @@
 """What only the local backend does: install steps reach the network, a build holds its venv's
-bytecode (what every backend does is in test_backend_contract.py)."""
+bytecode, a cell's layer and namespaces are its holder's (what every backend does is in
+test_backend_contract.py)."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
 import subprocess
 import threading
@@ -11,9 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from replay.core.errors import EnvironmentFault
 from replay.environments.builds import BUILD_FORMAT, READY
+from replay.environments.holders import hold
 from replay.environments.local import LocalBackend, LocalEnvironment
 from replay.environments.recipes import load_recipe
+from replay.environments.sandbox import Overlay
 from replay.instances.records import Instance
 
 
@@ -73,28 +79,32 @@ def test_the_venv_is_built_with_its_bytecode(env: LocalEnvironment) -> None:
     assert [name for name in env.layer.changed() if name.startswith("venv/")] == []
 
 
-def test_a_cells_namespaces_keep_no_other_slots_layer(tiny: Instance, tmp_path) -> None:
-    """Each cell's mount namespace is made once per fresh layer, as a copy of the host's: it
-    detaches the other slots' layers (else it would keep a replaced layer's memory alive), and
-    its own overlays exist there alone. The slots live under a path with a space, which
-    /proc/self/mountinfo escapes."""
+def test_a_cells_layer_is_mounted_in_its_own_namespace_alone(tiny: Instance, tmp_path) -> None:
+    """Each cell's layer and overlays are mounted once per fresh layer, in the mount namespace its
+    holder keeps: never on the host (nothing for a killed engine to leave there), never in another
+    slot's namespace (which would keep a replaced layer's memory alive), and a replaced layer is
+    gone with its holder. The slots live under a path with a space, which /proc/self/mountinfo
+    escapes."""
     recipe = load_recipe(tiny)
     root = tmp_path / "two slots"
     first, second = LocalBackend(root=root), LocalBackend(root=root)
     try:
         one, other = first.start(tiny, recipe), second.start(tiny, recipe)
         one.reset()
-        other.reset()  # made while one's layer is mounted on the host
-        old_layer = one.layer.folder
+        other.reset()
+        old_holder = one.layer.holder
+        assert old_holder is not None
         one.reset()
+        assert not old_holder.alive and one.layer.holder is not old_holder
         seen = _mounts_in(other)
         assert str(other.layer.folder) in seen and str(other.layer.merged("tree")) in seen
-        assert str(old_layer) not in seen
+        assert str(one.layer.folder) not in seen
         host = Path("/proc/self/mountinfo").read_text().replace("\\040", " ")
-        assert str(other.layer.merged("tree")) not in host  # the overlays are the cell's alone
+        assert str(root) not in host  # the layers and overlays are the cells' alone
         assert other.exec("git rev-parse HEAD").output.strip() == tiny.base_commit
         assert one.exec("echo changed > shapes/area.py && cat shapes/area.py").output == "changed\n"
         assert other.exec("cat shapes/area.py").output != "changed\n"
+        assert one.layer.changed() == ["tree/shapes"] and other.layer.changed() == []
     finally:
         first.close()
         second.close()
@@ -102,7 +112,29 @@ def test_a_cells_namespaces_keep_no_other_slots_layer(tiny: Instance, tmp_path) 
 
 def _mounts_in(env: LocalEnvironment) -> str:
     """The mount points of the cell's own mount namespace, as its commands see it before bwrap."""
-    assert env.spaces is not None
-    done = subprocess.run(["nsenter", f"--mount={env.spaces.mount}", "cat", "/proc/self/mountinfo"],
-                          capture_output=True, text=True, check=True)
+    assert env.layer.holder is not None
+    done = subprocess.run(["nsenter", f"--target={env.layer.holder.pid}", "--mount", "cat",
+                           "/proc/self/mountinfo"], capture_output=True, text=True, check=True)
     return done.stdout.replace("\\040", " ")
+
+
+def test_a_command_of_a_cell_whose_holder_ended_is_a_harness_fault(env: LocalEnvironment) -> None:
+    """A command never runs outside its cell's namespaces nor passes their loss off as its exit
+    code: with the holder gone it is a harness fault, and the next reset makes a new one."""
+    env.reset()
+    assert env.layer.holder is not None
+    os.kill(env.layer.holder.pid, signal.SIGKILL)
+    with pytest.raises(EnvironmentFault, match="holder ended"):
+        env.exec("true")
+    env.reset()
+    assert env.exec("echo back").output == "back\n"
+
+
+def test_a_holder_that_cannot_mount_its_layer_says_why(tmp_path: Path) -> None:
+    layer = tmp_path / "cell"
+    layer.mkdir()
+    overlay = Overlay(tmp_path / "missing", layer / "upper", layer / "work", layer / "merged")
+    why = r"(?s)namespaces \(exit 222\): .*setup-failed: overlay"
+    with pytest.raises(EnvironmentFault, match=why):
+        hold(layer, 1 << 20, [overlay], [])
+    assert list(layer.iterdir()) == []  # the layer was the holder's alone

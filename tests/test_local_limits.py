@@ -1,5 +1,4 @@
-"""The local backend bounds what a command may take, as docker does, and stays healthy after;
-what a killed engine left mounted is released.
+"""The local backend bounds what a command may take, as docker does, and stays healthy after.
 
 Memory and processes are limited by the slot's control group, the output a command prints is
 read as it comes (head and tail kept, nothing spooled on the host), and what a cell writes is a
@@ -8,19 +7,13 @@ bounded tmpfs (tests/test_contamination.py fills it). Small limits keep the test
 
 from __future__ import annotations
 
-import os
 import resource
 import shutil
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from replay.environments.cgroups import Limits
-from replay.environments.layers import release_stale_layers
 from replay.environments.local import LocalBackend, LocalEnvironment
 from replay.environments.recipes import load_recipe
 from replay.instances.records import Instance
@@ -73,34 +66,3 @@ def test_output_is_capped_without_spooling_it_on_the_host(env: LocalEnvironment)
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before  # in KiB
     assert grown < 200 << 10
     _healthy(env)
-
-
-def test_the_layer_a_killed_engine_left_mounted_is_released(tiny: Instance,
-                                                            tmp_path: Path) -> None:
-    """SIGKILL skips an engine's cleanup: its slot's tmpfs stays mounted until `replay clean`
-    (or the slot's next lessee) unmounts it; a slot a live engine holds is left alone."""
-    root = tmp_path / "envs"
-    script = ("import sys, time\n"
-              "from pathlib import Path\n"
-              "from replay.environments.local import LocalBackend\n"
-              "from replay.environments.recipes import load_recipe\n"
-              "from replay.instances.records import load_instance_dir\n"
-              "instance = load_instance_dir(Path(sys.argv[1]))\n"
-              "env = LocalBackend(root=Path(sys.argv[2])).start(instance, load_recipe(instance))\n"
-              "print('ready', flush=True)\n"
-              "time.sleep(600)\n")
-    engine = subprocess.Popen([sys.executable, "-c", script, str(tiny.bundle), str(root)],
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        assert engine.stdout is not None and engine.stdout.readline().strip() == "ready"
-        layers = [path for path in root.glob("*/cell") if os.path.ismount(path)]
-        assert len(layers) == 1, sorted(str(path) for path in root.rglob("*"))[:20]
-        assert release_stale_layers(root) == 0  # its engine still holds the slot
-        engine.send_signal(signal.SIGKILL)
-        engine.wait()
-        assert os.path.ismount(layers[0])
-        assert release_stale_layers(root) == 1
-        assert not os.path.ismount(layers[0])
-    finally:
-        engine.kill()
-        engine.wait()

@@ -14,7 +14,7 @@
                       of real sessions' compactions)
     probe             fact probes of a run's (or a selection's) summaries (`probe_plan`: the
                       dry run)
-    release_layers, remove_containers   what crashed engines left behind (`clean`)
+    remove_containers                   what crashed engines left behind (`clean`)
     models, check_model                 the model aliases; a check of one model
     check_recipes, recipe               the recipes' coverage of a dataset; one recipe
     view_server                         the web view of a run, ready to serve
@@ -68,7 +68,6 @@ from replay.api.upkeep import (
     check_recipes,
     models,
     recipe,
-    release_layers,
     remove_containers,
     view_server,
 )
@@ -81,7 +80,7 @@ __all__ = [
     "Plan", "ProbeOptions", "Probed", "Progress", "Removed", "RunRetention", "Selection", "Silent",
     "SweepEstimate", "SweepOptions", "SweepOutcome", "boundaries", "check_model", "check_recipes",
     "collect", "confirm", "estimate", "export", "import_histories", "instances", "models", "plan",
-    "probe", "probe_plan", "prompt", "recipe", "release_layers", "remove_containers", "report",
+    "probe", "probe_plan", "prompt", "recipe", "remove_containers", "report",
     "retention", "run_cell", "session_retention", "summarizers", "sweep", "sync_prompts",
     "validate", "view_server",
 ]

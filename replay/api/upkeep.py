@@ -24,13 +24,6 @@ if TYPE_CHECKING:
 SETTINGS = ("timeout", "deadline", "tool_choice", "temperature", "max_tokens", "extra_body")
 
 
-def release_layers() -> int:
-    """Unmount the local cell layers of slots no live process leases; how many there were."""
-    from replay.environments.layers import release_stale_layers
-
-    return release_stale_layers()
-
-
 @dataclass(frozen=True)
 class Removed:
     """Docker containers removed and kept (their engine still going), and images removed."""

@@ -1,4 +1,4 @@
-"""`replay clean`: remove what crashed engines left behind (local cell layers, containers)."""
+"""`replay clean`: remove what crashed engines left behind (Docker containers and images)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,7 @@ from replay.commands.options import console
 
 
 def clean_command(everything: bool, images: bool, console: Console) -> int:
-    """Unmount the local cell layers of slots nobody holds, then remove replay's containers whose
-    process is gone (all of them with `everything`)."""
-    console.print(f"unmounted {api.release_layers()} local cell layer(s) of engines now gone",
-                  highlight=False)
+    """Remove replay's containers whose process is gone (all of them with `everything`)."""
     removed = api.remove_containers(everything, images)
     note = (f" (kept {removed.kept} of engines still going; --all removes them too)"
             if removed.kept else "")
@@ -35,6 +32,5 @@ def register(app: typer.Typer) -> None:
         images: Annotated[bool, typer.Option(
             help="Also remove the images replay built (not the base image).")] = False,
     ) -> None:
-        """Remove what crashed engines left behind: local cell layers still mounted, and the Docker
-        containers (labelled replay=1)."""
+        """Remove what crashed engines left behind: the Docker containers (labelled replay=1)."""
         raise typer.Exit(clean_command(all_, images, console))

@@ -12,8 +12,10 @@ its own limits). A group is made when a slot is leased and removed when it is gi
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,7 @@ from replay.core.errors import EnvironmentFault
 log = logging.getLogger(__name__)
 
 ROOT = Path("/sys/fs/cgroup")
+REMOVE_TRIES = 100  # 10 ms apart
 
 
 @dataclass(frozen=True)
@@ -46,14 +49,20 @@ class ControlGroup:
         return [str(folder / "cgroup.procs") for folder in self.folders]
 
     def remove(self) -> None:
-        """Remove the group (its commands are gone: each dies with its sandbox)."""
+        """Remove the group (its commands are gone: each dies with its sandbox, though the
+        kernel may take some milliseconds to let go of the last one's processes)."""
         for folder in self.folders:
-            try:
-                folder.rmdir()
-            except FileNotFoundError:
-                pass
-            except OSError as error:
-                log.warning("cannot remove control group %s: %s", folder, error)
+            for attempt in range(REMOVE_TRIES):
+                try:
+                    folder.rmdir()
+                except FileNotFoundError:
+                    pass
+                except OSError as error:
+                    if error.errno == errno.EBUSY and attempt + 1 < REMOVE_TRIES:
+                        time.sleep(0.01)
+                        continue
+                    log.warning("cannot remove control group %s: %s", folder, error)
+                break
 
 
 def make_group(limits: Limits) -> ControlGroup:

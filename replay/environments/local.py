@@ -52,7 +52,7 @@ from replay.environments.layers import CellLayer
 from replay.environments.leases import MAX_SLOTS, Lease, lease_file, lease_first_free, try_lease
 from replay.environments.recipes import Recipe, recipe_variables
 from replay.environments.repos import prepare_repo
-from replay.environments.sandbox import SETUP_FAILED, Namespaces, check_sandbox, contained_argv
+from replay.environments.sandbox import SETUP_FAILED, check_sandbox, contained_argv
 from replay.environments.spool import collect
 from replay.instances.records import Instance
 from replay.records.snapshot import Snapshot
@@ -91,13 +91,11 @@ class LocalEnvironment:
         self.lease = lease
         self.limits = limits or Limits()
         self.layer = CellLayer(root / "cell", self.limits.disk)
-        # the layer is unmounted however the engine ends, short of SIGKILL (then the next
-        # lessee of the slot unmounts it); only by the process that made it (a forked child
-        # shares the host's mounts, not the lease)
+        # the layer ends with the environment, or with the engine however it ends (holders.py);
+        # only the process that made it ends it (a forked child does not hold the lease)
         self._pid = os.getpid()
         self._finalizer = weakref.finalize(self, _close_layer, self.layer, self._pid)
         self.group: ControlGroup | None = None
-        self.spaces: Namespaces | None = None  # the cell's, made by reset()
         self.building = False  # install steps write the build itself
         self.read = ReadCache()
 
@@ -137,6 +135,8 @@ class LocalEnvironment:
         if code == SETUP_FAILED and b"replay-namespace-setup-failed" in output + errors:
             why = (output + errors).decode("utf-8", "replace").strip()[-300:]
             raise EnvironmentFault(f"local environment {self.root.name}: {why}")
+        if not (network or self.building or self.layer.live):  # no namespaces were entered
+            raise EnvironmentFault(f"local environment {self.root.name}: its holder ended")
         return code, output, errors, timed_out
 
     def _mounts(self, network: bool) -> tuple[Path, Path, list[str]]:
@@ -160,10 +160,12 @@ class LocalEnvironment:
             return {"extra_ro": [uv, *named], "extra_rw": writable}
         if self.building:
             return {}
-        if self.spaces is None or not self.layer.mounted:
-            raise EnvironmentFault(f"local environment {self.root.name} was closed")
+        holder = self.layer.holder
+        if holder is None or not holder.alive:
+            raise EnvironmentFault(f"local environment {self.root.name} has no cell layer "
+                                   "(closed, or its holder ended)")
         cgroups = self.group.procs if self.group is not None else []
-        return {"namespaces": self.spaces, "cgroups": cgroups}
+        return {"holder": holder.pid, "cgroups": cgroups}
 
     def _variables(self, network: bool) -> dict[str, str]:
         variables = {
@@ -207,10 +209,11 @@ class LocalEnvironment:
     def reset(self) -> None:
         """Back to the validated build: a new empty cell layer (see layers.py)."""
         self.read.clear()
-        self.spaces = None  # if the new layer cannot be made, no command runs on the old one
-        self.spaces = self.layer.fresh(self.build, self.unroutable)
         if self.group is None:
             self.group = _control_group(self.limits)
+        # if the new layer cannot be made, no command runs on the old one (it is gone too)
+        self.layer.fresh(self.build, self.unroutable,
+                         self.group.folders if self.group is not None else [])
 
     def snapshot(self) -> Snapshot:
         return snapshots.capture(self, self.base_commit)
@@ -221,8 +224,8 @@ class LocalEnvironment:
     def close(self) -> None:
         """Discard the cell layer, remove the control group and give the slot's lease back;
         the build stays on disk for the next lessee. Once closed, the environment never
-        touches the slot again (not when it is collected: the slot's next holder may have
-        mounted its own layer there)."""
+        touches the slot again (not when it is collected: the slot's next lessee may have
+        made its own layer there)."""
         if not self._finalizer.detach():
             return  # closed before
         if os.getpid() == self._pid:
@@ -230,7 +233,6 @@ class LocalEnvironment:
             if self.group is not None:
                 self.group.remove()
         self.group = None
-        self.spaces = None
         if self.lease is not None:
             self.lease.release()
 
@@ -360,7 +362,6 @@ class LocalBackend:
             log.warning("%s: the recipe names system packages this machine lacks (tests that "
                         "need them may fail or skip): apt-get install %s", instance.instance_id,
                         " ".join(missing))
-        CellLayer(root / "cell", 0).close()
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
         prepare_repo(instance, root / "tree", self.mirrors)

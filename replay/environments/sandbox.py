@@ -2,7 +2,7 @@
 
     env -i VARS...                              the command's environment, built from scratch
       setpriv --pdeathsig KILL --               dies with the engine thread that Popen()ed it
-        nsenter --mount=F --net=F --            the cell's network and mount namespaces (see
+        nsenter --target HOLDER --mount --net   the cell's network and mount namespaces (see
                                                 below), or for a command outside a cell
         | unshare --net --mount --              new ones (not for install steps)
           sh -c ROOT_SETUP PID IP MOUNT OPTIONS --    as root, before anything is dropped: join
@@ -15,12 +15,12 @@
                                                 file system
               bash -c COMMAND
 
-A cell's namespaces (`make_namespaces`) are made once per fresh cell layer, not once per command:
-a network namespace with loopback up and the unroutable addresses routed to it, and a private
-mount namespace in which the overlays of /testbed and the venv are mounted. Files on the cell
-layer keep them (as `ip netns` does); no process stays in them, and the host's own mount
-namespace never sees through the overlays. Every command of the cell enters them, so a command
-pays neither the overlay mounts nor the network set-up; nothing a command leaves there outlives
+A cell's namespaces (holders.py) are made once per fresh cell layer, not once per command: a
+network namespace with loopback up and the unroutable addresses routed to it, and a private mount
+namespace in which the cell layer's tmpfs and the overlays of /testbed and the venv are mounted.
+A holder process of the engine's stays in them (and keeps them: nothing is bound to a file), and
+the host's own mount namespace never sees the layer. Every command of the cell enters them, so a
+command pays neither the mounts nor the network set-up; nothing a command leaves there outlives
 it (its processes die with its PID namespace, and it has no capability over either namespace).
 
 Every link execs the next, so the PID the engine's Popen gets is bwrap's: killing it (or its
@@ -55,29 +55,31 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from replay.core.errors import EnvironmentFault, InputError
+from replay.core.errors import InputError
 from replay.core.paths import BASE_PATH, TESTBED, VENV
 
 SETUP_FAILED = 222
 
 # Runs as root in the new network (and mount) namespace, before bwrap drops everything. $1 is the
 # engine's PID: if the engine died before `setpriv` armed the parent-death signal, give up at once.
-# $2 is `ip`, $3 `mount`, $4 `umount`. Then options up to `--`: `--cgroup FILE` joins a control
-# group (its cgroup.procs file), `--overlay LOWER UPPER WORK TARGET` mounts an overlay at TARGET in
-# this new mount namespace (a cell's, never the host's), `--unmount TARGET` detaches a mount from
-# it (another slot's cell layer, which it would otherwise keep alive), `--net` brings loopback up
+# $2 is `ip`, $3 `mount`, $4 `mkdir`. Then options up to `--`: `--cgroup FILE` joins a control
+# group (its cgroup.procs file), `--tmpfs SIZE TARGET` mounts a cell layer's tmpfs at TARGET and
+# `--overlay LOWER UPPER WORK TARGET` an overlay (its upper, work and target folders made first),
+# both in this new mount namespace (a cell's, never the host's), `--net` brings loopback up
 # and `--route ADDR` routes an address into a black hole on it. It unsets PWD (which sh exports)
 # and OLDPWD: the command's environment is the caller's.
 ROOT_SETUP = r"""
 fail() { echo "replay-namespace-setup-failed: $1" >&2; exit 222; }
 [ "$PPID" = "$1" ] || fail "engine gone"
-ip=$2; mount=$3; umount=$4; shift 4
+ip=$2; mount=$3; mkdir=$4; shift 4
 while [ "$1" != "--" ]; do
     case "$1" in
     --cgroup) echo $$ > "$2" || fail "cgroup $2"; shift 2 ;;
-    --overlay) "$mount" -t overlay replay-layer -o "lowerdir=$2,upperdir=$3,workdir=$4" "$5" \
+    --tmpfs) "$mount" -t tmpfs -o "size=$2,mode=0700" replay-cell "$3" || fail "tmpfs $3"
+             shift 3 ;;
+    --overlay) "$mkdir" -p "$3" "$4" "$5" || fail "overlay folders $5"
+               "$mount" -t overlay replay-layer -o "lowerdir=$2,upperdir=$3,workdir=$4" "$5" \
                    || fail "overlay $5"; shift 5 ;;
-    --unmount) "$umount" -l "$2" 2>/dev/null; shift 2 ;;  # gone already: nothing to keep
     --net)
         "$ip" link set lo up || fail "loopback"
         # this namespace only: binding ports < 1024 and ping (ICMP datagram sockets) need no
@@ -100,8 +102,9 @@ class Overlay:
     """A writable layer over a read-only folder, mounted at `merged` for one cell.
 
     `lower` is never written; what the cell's commands change goes to `upper` (`work` is overlayfs's
-    own scratch folder on the same file system). `merged` is an empty folder of the engine's:
-    the overlay exists only in the cell's mount namespace, so the host never sees through it.
+    own scratch folder on the same file system). All three are made on the cell layer when it
+    is mounted: they and the overlay exist only in the cell's mount namespace, so the host never
+    sees through it.
     """
 
     lower: Path
@@ -114,41 +117,6 @@ class Overlay:
             if any(mark in str(path) for mark in ",:"):  # they would split overlayfs's options
                 raise InputError(f"sandbox: an overlay folder may not contain ',' or ':': {path}")
         return ["--overlay", str(self.lower), str(self.upper), str(self.work), str(self.merged)]
-
-
-@dataclass(frozen=True)
-class Namespaces:
-    """A cell's network and mount namespaces, kept by the two files that are bound to them."""
-
-    mount: Path
-    net: Path
-
-
-def make_namespaces(folder: Path, overlays: Sequence[Overlay], unroutable: Sequence[str],
-                    foreign: Sequence[Path] = (), engine_pid: int | None = None) -> Namespaces:
-    """New network and mount namespaces for one cell, kept by files in `folder` (an empty folder
-    on a mount that is not shared): loopback up, `unroutable` routed into a black hole on it,
-    `foreign` (the host's mounts the cell must not keep alive: other slots' cell layers)
-    detached and `overlays` mounted (see the module docstring). Raises EnvironmentFault when
-    they cannot be made."""
-    folder.mkdir()
-    spaces = Namespaces(folder / "mnt", folder / "net")
-    for path in (spaces.mount, spaces.net):
-        path.touch()
-    tools = _tools()
-    engine_pid = os.getpid() if engine_pid is None else engine_pid
-    argv = [tools["unshare"], f"--mount={spaces.mount}", f"--net={spaces.net}",
-            "--propagation", "private", "--", *_root_script(tools, engine_pid),
-            *_setup_options((), overlays, unroutable, foreign), tools["true"]]
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env={},
-                              stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise EnvironmentFault(f"cannot make a cell's namespaces: {error}") from None
-    if done.returncode != 0:
-        why = (done.stderr or done.stdout).strip()[-300:]
-        raise EnvironmentFault(f"cannot make a cell's namespaces (exit {done.returncode}): {why}")
-    return spaces
 
 
 # The system, read-only. Everything else on the host (/root, /home, /work, /run, /var, /mnt,
@@ -168,33 +136,34 @@ def _require(*paths: str | Path) -> None:
 def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: list[str],
                    network: bool, unroutable: list[str], env: dict[str, str], *,
                    extra_ro: Sequence[str] = (), extra_rw: Sequence[str] = (),
-                   namespaces: Namespaces | None = None, cgroups: Sequence[str] = (),
+                   holder: int | None = None, cgroups: Sequence[str] = (),
                    engine_pid: int | None = None) -> list[str]:
     """The argv to Popen to run `command` with bash in /testbed, contained.
 
     tree -> /testbed and venv -> /opt/replay-venv (read-write); each interpreter prefix (e.g.
     /root/.pyenv/versions/3.11.7) read-only at its own path (and at its resolved path when it is
     a symlink). `extra_ro` / `extra_rw` are more host paths shown at their own path (uv's binary,
-    its cache and a HOME for install steps). `namespaces` are a cell's (`make_namespaces`: the
-    overlays' `merged` folders are then what `tree` and `venv` name), else the command gets new
-    ones (not install steps, which have the host's network and write the build itself);
+    its cache and a HOME for install steps). `holder` is the PID of the process that holds a
+    cell's namespaces (holders.py: the overlays' `merged` folders there are then what `tree` and
+    `venv` name, and the command enters them), else the command gets new ones (not install
+    steps, which have the host's network and write the build itself);
     `cgroups` are the cgroup.procs files of the control groups the command joins. `env` is the
     command's whole environment (PATH included): nothing of the engine's reaches the command.
     `engine_pid` defaults to this process. Raises FileNotFoundError for a path that does not
     exist.
     """
-    spaces = [namespaces.mount, namespaces.net] if namespaces is not None else []
-    _require(tree, venv, *interpreter_prefixes, *extra_ro, *extra_rw, *spaces, *cgroups)
-    if namespaces is not None and network:
+    cell = [] if holder is not None else [tree, venv]  # a cell's are in its own mount namespace
+    _require(*cell, *interpreter_prefixes, *extra_ro, *extra_rw, *cgroups)
+    if holder is not None and network:
         raise ValueError("sandbox: install steps write the build itself, never a cell layer")
     engine_pid = os.getpid() if engine_pid is None else engine_pid
-    tools = _tools()
+    tools = programs()
     # `env -i NAME=VALUE...`: the whole chain, bwrap's own processes included (the sandbox's
     # PID 1 is one, and the command can read its /proc/1/environ), holds exactly the command's
     # environment, never the engine's; and no value is left on bwrap's command line (ps).
     argv = [tools["env"], "-i", *(f"{name}={value}" for name, value in env.items()),
             tools["setpriv"], "--pdeathsig", "KILL", "--"]
-    argv += _root_setup(tools, namespaces, network, unroutable, cgroups, engine_pid)
+    argv += _root_setup(tools, holder, network, unroutable, cgroups, engine_pid)
     argv += [
         tools["bwrap"],
         "--die-with-parent",            # sandbox PID 1 gets SIGKILL when bwrap dies
@@ -222,36 +191,38 @@ def contained_argv(command: str, tree: Path, venv: Path, interpreter_prefixes: l
     return argv
 
 
-def _root_setup(tools: dict[str, str], namespaces: Namespaces | None, network: bool,
+def _root_setup(tools: dict[str, str], holder: int | None, network: bool,
                 unroutable: Sequence[str], cgroups: Sequence[str], engine_pid: int) -> list[str]:
     """The chain's links before bwrap: into the cell's namespaces, new ones, or (install steps)
     the host's network; then ROOT_SETUP with its options."""
     argv = []
-    if namespaces is not None:
-        argv += [tools["nsenter"], f"--mount={namespaces.mount}", f"--net={namespaces.net}", "--"]
+    if holder is not None:
+        argv += [tools["nsenter"], f"--target={holder}", "--mount", "--net", "--"]
     elif not network:
         argv += [tools["unshare"], "--net", "--mount", "--propagation", "private", "--"]
-    own_network = not network and namespaces is None
-    return [*argv, *_root_script(tools, engine_pid),
-            *_setup_options(cgroups, (), unroutable if own_network else None)]
+    own_network = not network and holder is None
+    return [*argv, *root_script(tools, engine_pid),
+            *setup_options(cgroups, (), unroutable if own_network else None)]
 
 
-def _root_script(tools: dict[str, str], engine_pid: int) -> list[str]:
+def root_script(tools: dict[str, str], engine_pid: int) -> list[str]:
     """ROOT_SETUP run by sh with its positional arguments (its options follow)."""
     return [tools["sh"], "-c", ROOT_SETUP, "replay-sandbox", str(engine_pid), tools["ip"],
-            tools["mount"], tools["umount"]]
+            tools["mount"], tools["mkdir"]]
 
 
-def _setup_options(cgroups: Sequence[str], overlays: Sequence[Overlay],
-                   unroutable: Sequence[str] | None, foreign: Sequence[Path] = ()) -> list[str]:
-    """ROOT_SETUP's options: the control groups to join, the mounts to detach, the overlays to
-    mount and, unless `unroutable` is None (install steps on the host's network, commands in a
-    cell's network namespace), loopback and its routes."""
+def setup_options(cgroups: Sequence[str], overlays: Sequence[Overlay],
+                  unroutable: Sequence[str] | None, layer: tuple[int, Path] | None = None
+                  ) -> list[str]:
+    """ROOT_SETUP's options: the control groups to join, the cell layer's tmpfs to mount (its
+    size and folder), the overlays to mount on it and, unless `unroutable` is None (install
+    steps on the host's network, commands in a cell's network namespace), loopback and its
+    routes."""
     options: list[str] = []
     for procs in cgroups:
         options += ["--cgroup", str(procs)]
-    for target in foreign:
-        options += ["--unmount", str(target)]
+    if layer is not None:
+        options += ["--tmpfs", str(layer[0]), str(layer[1])]
     for overlay in overlays:
         options += overlay.options()
     if unroutable is not None:
@@ -299,7 +270,7 @@ def check_sandbox() -> None:
     """Raise InputError (one line) unless this machine can run `contained_argv`."""
     if os.geteuid() != 0:
         raise InputError("containment needs root (to make the network namespace)")
-    _tools()
+    programs()
     empty = tempfile.mkdtemp(prefix="replay-sandbox-check-")  # bind nothing of the host rw
     probe = contained_argv(
         "test -w /testbed && ! test -w /usr && [ $$ -lt 10 ] && "
@@ -322,13 +293,14 @@ def check_sandbox() -> None:
 
 
 @functools.cache
-def _tools() -> dict[str, str]:
+def programs() -> dict[str, str]:
     """Absolute paths of the wrapper's programs (the command's PATH is not the engine's)."""
     found = {}
     for tool, package in (("bwrap", "bubblewrap"), ("setpriv", "util-linux"),
                           ("unshare", "util-linux"), ("nsenter", "util-linux"),
                           ("ip", "iproute2"), ("env", "coreutils"), ("true", "coreutils"),
-                          ("sh", "dash"), ("mount", "mount"), ("umount", "mount")):
+                          ("sh", "dash"), ("mount", "mount"), ("mkdir", "coreutils"),
+                          ("sleep", "coreutils"), ("rmdir", "coreutils")):
         path = shutil.which(tool, path=BASE_PATH)
         if path is None:
             raise InputError(f"containment needs `{tool}`: apt-get install -y {package}")
