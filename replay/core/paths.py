@@ -21,6 +21,20 @@ def home() -> Path:
     return Path(base)
 
 
+def checked_home() -> Path:
+    """`home()` when it is a folder, or can be made as one; bad input otherwise (a file, a
+    FIFO, or under a file), before any command uses it."""
+    from replay.core.input_paths import output_problem
+    from replay.core.names import shown
+
+    found = home()
+    problem = output_problem(found, folder=True)
+    if problem is not None:
+        source = "REPLAY_HOME" if os.environ.get("REPLAY_HOME") else "replay's cache folder"
+        raise InputError(f"{source} {shown(found)} {problem}: give a folder")
+    return found
+
+
 def within(root: Path, *parts: str) -> Path:
     """`root` joined with `parts`, which must stay under `root` (no `..` out of it, no absolute
     part): a path computed from an identifier never leaves its folder. Bad input otherwise."""
