@@ -70,6 +70,11 @@ def test_importing_from_a_fifo_is_refused_instead_of_blocking(tmp_path: Path) ->
                     f"session file {fifo} is a FIFO: give a file or a folder")
     one_line_exit_2(run_replay("validate", "--dataset", "/dev/zero"),
                     "--dataset /dev/zero is a device: give a file")
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    os.mkfifo(folder / "session.jsonl")
+    one_line_exit_2(run_replay("retention", "--sessions", str(folder)),
+                    f"{folder / 'session.jsonl'} is a FIFO: give a file")
 
 
 def test_viewing_an_unknown_run_writes_nothing(tmp_path: Path) -> None:

@@ -15,7 +15,6 @@ from rich.console import Console
 from rich.text import Text
 
 from replay import api
-from replay.commands.inputs import MAX_SAMPLE_INDEX, MAX_STEPS, MAX_TEMPERATURE
 from replay.commands.options import (
     BackendName,
     BaseImage,
@@ -31,6 +30,7 @@ from replay.commands.options import (
     printed,
     say,
 )
+from replay.core.limits import MAX_SAMPLE_INDEX, MAX_STEPS, MAX_TEMPERATURE
 from replay.core.paths import default_store
 from replay.core.vocab import CellStatus
 from replay.records.plan import DEFAULT_TEMPERATURE

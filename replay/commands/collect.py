@@ -12,7 +12,6 @@ from typing import Annotated
 import typer
 
 from replay import api
-from replay.commands.inputs import MAX_SAMPLE_INDEX, MAX_STEPS, MAX_TEMPERATURE
 from replay.commands.options import (
     CallDeadline,
     Dataset,
@@ -26,6 +25,7 @@ from replay.commands.options import (
     console,
     say,
 )
+from replay.core.limits import MAX_SAMPLE_INDEX, MAX_STEPS, MAX_TEMPERATURE
 from replay.core.paths import default_store
 from replay.histories.boundaries import RULES
 from replay.histories.collect import Collected

@@ -20,16 +20,6 @@ import typer
 
 from replay.core.errors import InputError
 from replay.core.input_paths import input_problem, kind, output_problem
-from replay.core.limits import (  # noqa: F401 (the ranges options use, named here)
-    MAX_CHARS,
-    MAX_COUNT,
-    MAX_DOLLARS,
-    MAX_SAMPLE_INDEX,
-    MAX_SECONDS,
-    MAX_STEPS,
-    MAX_TEMPERATURE,
-    MAX_WORKERS,
-)
 from replay.core.names import shown
 
 

@@ -18,16 +18,10 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
 
-from replay.commands.inputs import (
-    MAX_SECONDS,
-    PathKind,
-    check_path,
-    number_option,
-    option_name,
-    path_option,
-)
+from replay.commands.inputs import PathKind, check_path, number_option, option_name, path_option
 from replay.core.errors import InputError
 from replay.core.input_paths import kind
+from replay.core.limits import MAX_SECONDS
 from replay.core.names import history_id, safe_name, shown
 from replay.core.paths import repo_mirrors_from_env
 from replay.sweep.execution import Progress

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from replay import api
-from replay.commands.inputs import MAX_COUNT, MAX_WORKERS, PathKind, path_option
+from replay.commands.inputs import PathKind, path_option
 from replay.commands.options import (
     CallDeadline,
     Dataset,
@@ -25,6 +25,7 @@ from replay.commands.options import (
 )
 from replay.compaction.hermes import SETTINGS as HERMES_SETTINGS
 from replay.compaction.summarize import parse_summarizer
+from replay.core.limits import MAX_COUNT, MAX_WORKERS
 from replay.measures.probes.answering import FULL
 from replay.measures.probes.ceiling import SHRINKAGE_NOTE
 from replay.measures.probes.scores import Row

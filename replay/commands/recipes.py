@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from replay import api
-from replay.commands.inputs import MAX_COUNT, MAX_WORKERS, PathKind, path_option
+from replay.commands.inputs import PathKind, path_option
 from replay.commands.options import (
     DATASET,
     Mirrors,
@@ -21,6 +21,7 @@ from replay.commands.options import (
     say,
     say_lines,
 )
+from replay.core.limits import MAX_COUNT, MAX_WORKERS
 from replay.core.paths import default_store
 
 if TYPE_CHECKING:

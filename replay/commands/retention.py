@@ -15,11 +15,11 @@ from rich.table import Table
 from rich.text import Text
 
 from replay import api
-from replay.commands.inputs import MAX_CHARS as MAX_READ_CHARS
 from replay.commands.inputs import PathKind, check_path
 from replay.commands.options import StorePath, console
 from replay.core.errors import InputError
 from replay.core.input_paths import kind
+from replay.core.limits import MAX_CHARS as MAX_READ_CHARS
 from replay.core.names import shown
 from replay.core.paths import default_store
 from replay.measures.baseline import per_thousand

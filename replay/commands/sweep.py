@@ -9,14 +9,7 @@ import typer
 from rich.console import Console
 
 from replay import api
-from replay.commands.inputs import (
-    MAX_DOLLARS,
-    MAX_STEPS,
-    MAX_TEMPERATURE,
-    MAX_WORKERS,
-    PathKind,
-    path_option,
-)
+from replay.commands.inputs import PathKind, path_option
 from replay.commands.options import (
     BaseImage,
     CallDeadline,
@@ -37,6 +30,7 @@ from replay.commands.options import (
 )
 from replay.commands.sweep_choices import DEFAULT_MODEL, Backbones, DefaultAgent
 from replay.compaction import agents
+from replay.core.limits import MAX_DOLLARS, MAX_STEPS, MAX_TEMPERATURE, MAX_WORKERS
 from replay.core.paths import default_store
 from replay.records.plan import DEFAULT_TEMPERATURE, Plan
 from replay.report.tables import render

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
@@ -71,3 +72,19 @@ def output_problem(path: Path, *, folder: bool = False) -> str | None:
     if not os.access(path, os.W_OK | (os.X_OK if folder else 0)):
         return "is not writable"
     return None
+
+
+def regular_files(found: Iterable[Path]) -> list[Path]:
+    """The files a folder's search found, sorted, folders left out; bad input for a FIFO, a
+    socket or a device among them (reading one would block or never end)."""
+    from replay.core.errors import InputError
+    from replay.core.names import shown
+
+    files = []
+    for path in sorted(found):
+        what = kind(path)
+        if what == "a file":
+            files.append(path)
+        elif what not in ("a folder", None):
+            raise InputError(f"{shown(path)} is {what}: give a file")
+    return files
