@@ -19,7 +19,7 @@ from replay.commands.inputs import usage_line
 from replay.commands.options import make_console
 from replay.core.errors import Halt, InputError
 from replay.core.names import has_control, shown
-from replay.core.paths import checked_home
+from replay.core.paths import checked_home, environments_dir
 
 COMMANDS = ("validate", "cell", "models", "prompts", "collect", "importer", "clean", "sweep",
             "confirm", "retention", "view", "probe", "recipes")
@@ -32,6 +32,7 @@ errors = make_console(stderr=True)
 @app.callback()
 def _options(verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False) -> None:
     checked_home()
+    environments_dir()  # REPLAY_ENVIRONMENTS, when set, must name a folder
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
 

@@ -60,6 +60,20 @@ def test_a_replay_home_that_is_not_a_folder_is_one_line(tmp_path: Path) -> None:
     assert home.read_text() == "a file" and not tmp_path.joinpath("r.db").exists()
 
 
+def test_environment_variables_naming_the_wrong_kind_of_path_are_one_line(
+        tmp_path: Path) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("kept")
+    for env, line in (
+            ({"REPLAY_STORE": str(tmp_path)},
+             f"cannot use the store {tmp_path} (REPLAY_STORE): it is a folder: give a file"),
+            ({"REPLAY_ENVIRONMENTS": str(a_file)},
+             f"REPLAY_ENVIRONMENTS {a_file} is not a folder"),
+            ({"REPLAY_REPO_MIRRORS": str(a_file)}, f"REPLAY_REPO_MIRRORS {a_file} is not a")):
+        one_line_exit_2(run_replay(*CELL, env=env, cwd=tmp_path), line)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["a-file"]
+
+
 def test_importing_from_a_fifo_is_refused_instead_of_blocking(tmp_path: Path) -> None:
     fifo = tmp_path / "trajectory.json"
     os.mkfifo(fifo)

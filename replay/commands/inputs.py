@@ -13,6 +13,7 @@ build or store write: paths by what they must be, numbers by their range.
 from __future__ import annotations
 
 import enum
+import os
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import typer
 from replay.core.errors import InputError
 from replay.core.input_paths import input_problem, kind, output_problem
 from replay.core.names import shown
+from replay.core.paths import default_store
 
 
 class PathKind(enum.StrEnum):
@@ -67,6 +69,9 @@ def option_name(param: typer.CallbackParam) -> str:
 
 def _path_callback(wanted: PathKind) -> Any:
     def check(param: typer.CallbackParam, value: Any) -> Any:
+        if value is None and wanted is PathKind.STORE:  # the default store is checked too
+            source = "REPLAY_STORE" if os.environ.get("REPLAY_STORE") else option_name(param)
+            check_path(source, default_store(), wanted)
         if value is None:
             return None
         for each in value if isinstance(value, list | tuple) else [value]:

@@ -56,8 +56,15 @@ def instances_dir() -> Path:
 
 
 def environments_dir() -> Path:
-    """The environment recipes: the bundled ones unless REPLAY_ENVIRONMENTS names a folder."""
-    return Path(os.environ.get("REPLAY_ENVIRONMENTS") or PROJECT_ROOT / "environments")
+    """The environment recipes: the bundled ones unless REPLAY_ENVIRONMENTS names a folder (bad
+    input when it names anything else)."""
+    named = os.environ.get("REPLAY_ENVIRONMENTS")
+    if named and not Path(named).is_dir():
+        from replay.core.names import shown
+
+        raise InputError(f"REPLAY_ENVIRONMENTS {shown(named)} is not a folder: give a folder "
+                         "of environment recipes")
+    return Path(named or PROJECT_ROOT / "environments")
 
 
 def prompts_dir() -> Path:
