@@ -87,10 +87,11 @@ def replay(argv: list[str]) -> tuple[int, str, str]:
 
 def base_argv(command: tuple[str, ...], skip: Param, places: Places,
               server: ScriptedServer) -> list[str]:
-    """The command with a good value for each required parameter but `skip`."""
+    """The command with a good value for each required parameter but `skip`, and every model
+    option naming the server that records requests."""
     argv = list(command)
     for param in COMMANDS[command]:
-        if param is skip or not param.required:
+        if param is skip or not (param.required or param.name in MODEL_OPTIONS):
             continue
         if param.name in MODEL_OPTIONS:
             value = f"openai:m@{server.base_url}"
