@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from rich.text import Text
+from test_cli_bad_input_table import a_store, tree
 
 from replay.commands.options import SafeConsole, say
 from replay.core.names import shown
@@ -50,6 +51,19 @@ def test_outputs_are_checked_before_the_work(tmp_path: Path) -> None:
     one_line_exit_2(run_replay("report", "--html", str(a_file / "site"), "--store", str(store)),
                     f"--html {a_file / 'site'} cannot be made: {a_file} is a file")
     assert a_file.read_text() == "kept" and not tmp_path.joinpath("runs").exists()
+
+
+def test_a_default_exports_folder_that_cannot_be_made_is_one_line(tmp_path: Path) -> None:
+    """`reports` beside the store being a file ended `replay report` in a traceback."""
+    store = a_store(tmp_path)
+    (store.parent / "reports").write_text("a file")
+    before = tree(tmp_path)
+    one_line_exit_2(run_replay("report", "--store", str(store)),
+                    f"the exports folder {store.parent / 'reports' / 'taken'} cannot be made: "
+                    f"{store.parent / 'reports'} is a file")
+    one_line_exit_2(run_replay("probe", "--model", GONE, "--store", str(store)),
+                    f"the probes' exports folder {store.parent / 'reports' / 'taken'}")
+    assert tree(tmp_path) == before
 
 
 def test_a_replay_home_that_is_not_a_folder_is_one_line(tmp_path: Path) -> None:

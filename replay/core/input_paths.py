@@ -88,3 +88,15 @@ def regular_files(found: Iterable[Path]) -> list[Path]:
         elif what not in ("a folder", None):
             raise InputError(f"{shown(path)} is {what}: give a file")
     return files
+
+
+def checked_output_folder(path: Path, what: str) -> Path:
+    """`path` when outputs can be written into it (see `output_problem`); bad input naming
+    `what` (e.g. "the exports folder") otherwise."""
+    from replay.core.errors import InputError
+    from replay.core.names import shown
+
+    problem = output_problem(path, folder=True)
+    if problem is not None:
+        raise InputError(f"{what} {shown(path)} {problem}")
+    return path
