@@ -14,6 +14,7 @@ from replay.compaction.carriers import CARRIERS
 from replay.compaction.summarize import parse_summarizer
 from replay.core.digest import digest
 from replay.core.errors import InputError
+from replay.core.input_paths import checked_output_folder
 from replay.core.paths import default_store
 from replay.instances.selection import choose_instances
 from replay.measures.probes import exports
@@ -156,6 +157,8 @@ def probe(options: ProbeOptions, run: str | None = None, selection: Selection = 
     with Store.open(existing_store(path) if use_run else path) as store:
         name, found = (_run_plan(store, run, selection.methods, selection.ids) if use_run
                        else _selection_plan(selection, answering))
+        folder = checked_output_folder(options.out or reports_folder(store, name) / "probes",
+                                       "the probes' exports folder")
         sources = Path(found.prompt_sources) if found.prompt_sources else None
         prepared = prepare(found, answering, lambda n: prompt(n, sources, listener), store)
         probes, skipped = load_probes(prepared.instances, prepared.histories, given)
@@ -178,7 +181,6 @@ def probe(options: ProbeOptions, run: str | None = None, selection: Selection = 
                  "generations": options.generations, "answers": options.answers,
                  "methods": inputs.methods, "skipped": skipped,
                  "shrinkage": [s.record() for s in shrinkage(contexts, cohorts)]}
-        folder = options.out or reports_folder(store, name) / "probes"
         written = exports.write(folder, about, table, scores, contexts, answers)
     return Probed(about, table, contexts, answers, written)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.core.errors import InputError
+from replay.core.input_paths import checked_output_folder
 from replay.measures.chains import ChainReport, score_sessions
 from replay.measures.retention import Limits
 from replay.measures.runs import RetentionRow, keep_scores, score_run, summarizer_means
@@ -43,8 +44,9 @@ def export(store: Path, run: str | None = None, out: Path | None = None,
             raise InputError(f"{option} {folder} is a file: give a folder (made if missing)")
     with Store.peek(existing_store(store)) as opened:
         name = run or latest_run(opened)
+        folder = checked_output_folder(out or reports_folder(opened, name), "the exports folder")
         found = build(opened, name)
-        files = write(found, out or reports_folder(opened, name))
+        files = write(found, folder)
         pages: list[Path] = []
         if html is not None:
             from replay.report.web.pages import write_site

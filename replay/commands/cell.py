@@ -30,6 +30,7 @@ from replay.commands.options import (
     printed,
     say,
 )
+from replay.core.limits import MAX_SAMPLE_INDEX, MAX_STEPS, MAX_TEMPERATURE
 from replay.core.paths import default_store
 from replay.core.vocab import CellStatus
 from replay.records.plan import DEFAULT_TEMPERATURE
@@ -76,11 +77,13 @@ def register(app: typer.Typer) -> None:
         summarizer: Annotated[str | None, typer.Option(
             help="For post: MODEL:PROMPT, anchor_index, observation-masking or tail:N.")] = None,
         carrier: Annotated[str, typer.Option(help="summary-only or native.")] = "summary-only",
-        steps: Annotated[int, typer.Option(min=1, help="Step limit.")] = 8,
+        steps: Annotated[int, typer.Option(min=1, max=MAX_STEPS, help="Step limit.")] = 8,
         seed_index: Annotated[int, typer.Option(
-            min=0, help="Sample index: the request's seed, and part of the cache key.")] = 0,
+            min=0, max=MAX_SAMPLE_INDEX,
+            help="Sample index: the request's seed, and part of the cache key.")] = 0,
         temperature: Annotated[float, typer.Option(
-            min=0, help="What the agent and the summarizer sample at (a model's own "
+            min=0, max=MAX_TEMPERATURE,
+            help="What the agent and the summarizer sample at (a model's own "
                         "temperature setting wins).")] = DEFAULT_TEMPERATURE,
         suite: Suite = "demo", dataset: Dataset = None, store: StorePath = None,
         repo_mirror: Mirrors = None, backend: BackendName = "local", base_image: BaseImage = None,

@@ -25,6 +25,7 @@ from replay.commands.options import (
     console,
     say,
 )
+from replay.core.limits import MAX_SAMPLE_INDEX, MAX_STEPS, MAX_TEMPERATURE
 from replay.core.paths import default_store
 from replay.histories.boundaries import RULES
 from replay.histories.collect import Collected
@@ -67,11 +68,14 @@ def register(app: typer.Typer) -> None:
         model: Annotated[str, typer.Option(
             help="The agent's model: an alias or PROVIDER:MODEL[@URL][#KEY_ENV][?SETTINGS].")],
         boundary: Boundaries = None,
-        max_steps: Annotated[int, typer.Option(min=1, help="Step limit of a trajectory.")] = 30,
+        max_steps: Annotated[int, typer.Option(
+            min=1, max=MAX_STEPS, help="Step limit of a trajectory.")] = 30,
         seed_index: Annotated[int, typer.Option(
-            min=0, help="Sample index: the request's seed, and part of the cache key.")] = 0,
+            min=0, max=MAX_SAMPLE_INDEX,
+            help="Sample index: the request's seed, and part of the cache key.")] = 0,
         temperature: Annotated[float, typer.Option(
-            min=0, help="What the agent samples at (default 0: a Phase A history is an input, "
+            min=0, max=MAX_TEMPERATURE,
+            help="What the agent samples at (default 0: a Phase A history is an input, "
                         "greedy so that collecting again gives it again).")] = 0.0,
         suite: Suite = "demo", dataset: Dataset = None, instance: Ids = None,
         filter_: Pattern = None, slice_: Span = None, store: StorePath = None,

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from replay import api
+from replay.commands.inputs import PathKind, path_option
 from replay.commands.options import (
     BaseImage,
     CallDeadline,
@@ -77,10 +78,12 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def report(
         run: RunArgument = None, store: StorePath = None,
-        out: Annotated[Path | None, typer.Option(
+        out: Annotated[Path | None, path_option(
+            PathKind.OUTPUT_FOLDER, "--out",
             help="Folder for the exports (default: reports/RUN beside the store).")] = None,
         cells: Annotated[bool, typer.Option(help="Also print the diagnostics per cell.")] = False,
-        html: Annotated[Path | None, typer.Option(
+        html: Annotated[Path | None, path_option(
+            PathKind.OUTPUT_FOLDER, "--html",
             help="Also write the web view's pages (see `replay view`) into this folder.")] = None,
     ) -> None:
         """Print a run's outcome grid, damage rates and prompt table; write the exports."""

@@ -10,6 +10,7 @@ from rich.console import Console
 
 from replay import api
 from replay.commands.collect import Boundaries, history_line, trajectory_summary
+from replay.commands.inputs import PathKind, path_argument
 from replay.commands.options import (
     Dataset,
     Mirrors,
@@ -51,7 +52,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("import")
     def import_(
-        files: Annotated[list[Path], typer.Argument(help="Trajectory files.")],
+        files: Annotated[list[Path], path_argument(PathKind.FILE, help="Trajectory files.")],
         boundary: Boundaries = None,
         format_: Annotated[str, typer.Option(
             "--format", help=f"auto, {', '.join(FORMATS)}.")] = "auto",

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from replay import api
+from replay.commands.inputs import PathKind, path_option
 from replay.commands.options import console, say
 
 
@@ -40,8 +41,9 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def models(
-        user_file: Annotated[Path | None, typer.Option(
-            "--models-file", help="TOML file of aliases adding to or overriding the built-ins.")
+        user_file: Annotated[Path | None, path_option(
+            PathKind.FILE, "--models-file",
+            help="TOML file of aliases adding to or overriding the built-ins.")
         ] = None,
         check: Annotated[str | None, typer.Option(
             "--check", help="Try this alias or ad-hoc spec: tool calls, a summary, seeds, "

@@ -8,16 +8,21 @@ Text that comes from outside (instance ids, run and model names, errors, paths) 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.segment import Segment
 from rich.text import Text
 
+from replay.commands.inputs import PathKind, check_path, number_option, option_name, path_option
 from replay.core.errors import InputError
-from replay.core.names import history_id, safe_name
+from replay.core.input_paths import kind
+from replay.core.limits import MAX_SECONDS
+from replay.core.names import history_id, safe_name, shown
 from replay.core.paths import repo_mirrors_from_env
 from replay.sweep.execution import Progress
 from replay.sweep.progress import SweepProgress
@@ -25,18 +30,39 @@ from replay.sweep.progress import SweepProgress
 PIPED_WIDTH = 10_000  # output that is not a terminal: tables as wide as their cells
 
 
+class SafeConsole(Console):
+    """A console whose text never drives the terminal: every control character in what it
+    prints (an escape sequence, a carriage return) is written escaped (see `shown`), except the
+    line ends of its own layout; its own styles and cursor moves are not text and stay."""
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return super()._render_buffer(
+            segment if segment.control else
+            Segment("\n".join(shown(line) for line in segment.text.split("\n")),
+                    segment.style, segment.control)
+            for segment in buffer)
+
+
 def make_console(stderr: bool = False) -> Console:
     """A console that is the terminal's width on a terminal; piped, and unless COLUMNS says
-    otherwise, so wide that tables keep their natural width (rich would cut them at 80)."""
-    found = Console(stderr=stderr)
+    otherwise, so wide that tables keep their natural width (rich would cut them at 80). Its
+    text never drives the terminal (see `SafeConsole`)."""
+    found = SafeConsole(stderr=stderr)
     if found.is_terminal or os.environ.get("COLUMNS", "").isdigit():
         return found
-    return Console(stderr=stderr, width=PIPED_WIDTH)
+    return SafeConsole(stderr=stderr, width=PIPED_WIDTH)
 
 
 def say(out: Console, text: str, style: str | None = None) -> None:
-    """Print one line of text as it is (no markup, no highlighting, never wrapped)."""
-    out.print(Text(text, style=style or ""), soft_wrap=True)
+    """Print one line of text as it is (no markup, no highlighting, never wrapped); a newline
+    in it, from a name that came from an input, is shown escaped and cannot forge a line."""
+    out.print(Text(shown(text), style=style or ""), soft_wrap=True)
+
+
+def say_lines(out: Console, text: str) -> None:
+    """Print text of several lines, each as `say` does."""
+    for line in text.split("\n"):
+        say(out, line)
 
 
 console = make_console()
@@ -90,9 +116,29 @@ def one_history_id(value: str | None) -> str | None:
     return None if value is None else history_id(value)
 
 
+def suite_name(param: typer.CallbackParam, value: str | None) -> str | None:
+    """A suite: a bundled name, or a path that must then be a folder."""
+    if value is not None and kind(Path(value)) is not None:
+        check_path(option_name(param), Path(value), PathKind.FOLDER)
+    return value
+
+
+def dataset_name(param: typer.CallbackParam, value: str | None) -> str | None:
+    """A dataset: a Hugging Face name, or a path that must then be a regular file (a name with
+    a file's suffix must be one)."""
+    if value is not None and (kind(Path(value)) is not None or value.endswith(DATA_SUFFIXES)):
+        check_path(option_name(param), Path(value), PathKind.FILE)
+    return value
+
+
+DATA_SUFFIXES = (".json", ".jsonl", ".parquet")
+SUITE = "NAME|FOLDER"  # the metavars of the options above
+DATASET = "NAME|FILE"
 Suite = Annotated[str, typer.Option(
+    metavar=SUITE, callback=suite_name,
     help="Suite: a bundled name (see instances/) or a folder holding a suite.toml.")]
 Dataset = Annotated[str | None, typer.Option(
+    metavar=DATASET, callback=dataset_name,
     help="SWE-bench records: a .json/.jsonl/.parquet file or a Hugging Face dataset name. A "
          "suite whose suite.toml names a dataset (compact-bench) reads its instances' rows "
          "from this one instead; any other suite (the default demo) is replaced by all of its "
@@ -100,10 +146,10 @@ Dataset = Annotated[str | None, typer.Option(
 Ids = Annotated[list[str] | None, typer.Option("--instance", help="Instance id (repeatable).")]
 Pattern = Annotated[str | None, typer.Option("--filter", help="Regex on instance ids.")]
 Span = Annotated[str | None, typer.Option("--slice", help="START:STOP of the selection.")]
-StorePath = Annotated[Path | None, typer.Option(
-    "--store", help="SQLite results file (default runs/replay.db).")]
+StorePath = Annotated[Path | None, path_option(
+    PathKind.STORE, "--store", help="SQLite results file (default runs/replay.db).")]
 Mirrors = Annotated[Path | None, typer.Option(
-    "--repo-mirror", callback=mirrors_folder,
+    "--repo-mirror", callback=mirrors_folder, metavar=PathKind.FOLDER.value,
     help="Folder of bare git mirrors (full history) instead of GitHub (default: "
          "REPLAY_REPO_MIRRORS).")]
 BackendName = Annotated[str, typer.Option(
@@ -111,8 +157,8 @@ BackendName = Annotated[str, typer.Option(
 BaseImage = Annotated[str | None, typer.Option(
     "--base-image", help="docker: the image environments are built on (default "
                          "replay-base:bookworm, from scripts/build-base-image.sh).")]
-CallDeadline = Annotated[float | None, typer.Option(
-    "--call-deadline", min=0.1, metavar="SECONDS",
+CallDeadline = Annotated[float | None, number_option(
+    0.1, MAX_SECONDS, "--call-deadline", metavar="SECONDS",
     help="Seconds one model call may take, all its retries included; then the cell is an "
          "error, run again next time (default: the model's `deadline`, else 900).")]
 HistoryIds = Annotated[list[str] | None, typer.Option(
@@ -123,8 +169,8 @@ HistoryIds = Annotated[list[str] | None, typer.Option(
 HistoryRule = Annotated[str | None, typer.Option(
     "--history-rule", help="For the instances no --history names: their history kept in the "
                            "store cut by this boundary rule, e.g. steps:6 or before-edit.")]
-TestTimeout = Annotated[float | None, typer.Option(
-    "--test-timeout", min=1, metavar="SECONDS",
+TestTimeout = Annotated[float | None, number_option(
+    1, MAX_SECONDS, "--test-timeout", metavar="SECONDS",
     help="Seconds an instance's tests may run; then the run is killed and marked timed out "
          "(default: max(120, 5 x the gold patch's test run in validation); validation itself "
          "and instances never validated: 1800). A sweep keeps its run's for life.")]

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from replay import api
+from replay.commands.inputs import PathKind, path_option
 from replay.commands.options import (
     CallDeadline,
     Dataset,
@@ -24,6 +25,7 @@ from replay.commands.options import (
 )
 from replay.compaction.hermes import SETTINGS as HERMES_SETTINGS
 from replay.compaction.summarize import parse_summarizer
+from replay.core.limits import MAX_COUNT, MAX_WORKERS
 from replay.measures.probes.answering import FULL
 from replay.measures.probes.ceiling import SHRINKAGE_NOTE
 from replay.measures.probes.scores import Row
@@ -159,23 +161,28 @@ def register(app: typer.Typer) -> None:
             help="Run name (default: the latest run, unless --method/--suite name others)."
         )] = None,
         generations: Annotated[int, typer.Option(
-            min=1, help="Summaries per model summarizer (sample indexes 0..G-1).")] = 3,
-        answers: Annotated[int, typer.Option(min=1, help="Answers per probe and context.")] = 2,
+            min=1, max=MAX_COUNT,
+            help="Summaries per model summarizer (sample indexes 0..G-1).")] = 3,
+        answers: Annotated[int, typer.Option(
+            min=1, max=MAX_COUNT, help="Answers per probe and context.")] = 2,
         method: Methods = None,
         suite: Annotated[str | None, typer.Option(help="Suite, without a run.")] = None,
         dataset: Dataset = None, instance: Ids = None, filter_: Pattern = None,
         slice_: Span = None,
         carrier: Annotated[str | None, typer.Option(
             help="summary-only or native, without a run.")] = None,
-        prompt_sources: Annotated[Path | None, typer.Option(
-            help="A prompt catalogue, without a run.")] = None,
-        probes: Annotated[list[Path] | None, typer.Option(
-            "--probes", help="Probe files or folders for histories of the store.")] = None,
+        prompt_sources: Annotated[Path | None, path_option(
+            PathKind.FILE, "--prompt-sources", help="A prompt catalogue, without a run.")] = None,
+        probes: Annotated[list[Path] | None, path_option(
+            PathKind.FILE_OR_FOLDER, "--probes",
+            help="Probe files or folders for histories of the store.")] = None,
         store: StorePath = None,
-        out: Annotated[Path | None, typer.Option(
+        out: Annotated[Path | None, path_option(
+            PathKind.OUTPUT_FOLDER, "--out",
             help="Folder for the exports (default: reports/RUN/probes beside the store).")
         ] = None,
-        workers: Annotated[int, typer.Option(min=1, help="Answers asked at once.")] = 4,
+        workers: Annotated[int, typer.Option(
+            min=1, max=MAX_WORKERS, help="Answers asked at once.")] = 4,
         call_deadline: CallDeadline = None,
         study_arms: Annotated[str | None, typer.Option(
             "--study-arms", help="The study's 13 arms for this backbone: Full, S and S+top:1-5 "

@@ -11,7 +11,17 @@ import typer
 from rich.console import Console
 
 from replay import api
-from replay.commands.options import Mirrors, StorePath, console, say
+from replay.commands.inputs import PathKind, path_option
+from replay.commands.options import (
+    DATASET,
+    Mirrors,
+    StorePath,
+    console,
+    dataset_name,
+    say,
+    say_lines,
+)
+from replay.core.limits import MAX_COUNT, MAX_WORKERS
 from replay.core.paths import default_store
 
 if TYPE_CHECKING:
@@ -21,7 +31,8 @@ VERIFIED = "princeton-nlp/SWE-bench_Verified"
 STYLES = {"valid": "green", "excluded": "yellow", "error": "red", "refused": "magenta"}
 
 DatasetOption = Annotated[str, typer.Option(
-    "--dataset", help="SWE-bench records: a .json/.jsonl/.parquet file or a Hugging Face "
+    "--dataset", metavar=DATASET, callback=dataset_name,
+    help="SWE-bench records: a .json/.jsonl/.parquet file or a Hugging Face "
                       "dataset name.")]
 
 
@@ -41,7 +52,7 @@ def recipes_check(dataset: str, repos: list[str], k: int, mirrors: Path | None, 
     coverage = api.check_recipes(dataset, repos, k, store, mirrors, jobs, done,
                                  lambda line: say(console, line))
     say(console, "")
-    say(console, coverage.table)
+    say_lines(console, coverage.table)
     if table is not None:
         table.write_text(coverage.table + "\n", encoding="utf-8")
     return coverage.code
@@ -50,7 +61,7 @@ def recipes_check(dataset: str, repos: list[str], k: int, mirrors: Path | None, 
 def recipes_show(dataset: str, instance_id: str, mirrors: Path | None, console: Console) -> int:
     """Print an instance's recipe (JSON) and the spec lines that are not run here."""
     recipe, dropped = api.recipe(dataset, instance_id, mirrors)
-    say(console, json.dumps(recipe.model_dump(), indent=2))
+    say_lines(console, json.dumps(recipe.model_dump(), indent=2))
     for line in dropped:
         say(console, f"not run here: {line}")
     return 0
@@ -68,10 +79,12 @@ def register(app: typer.Typer) -> None:
         repo: Annotated[list[str] | None, typer.Option(
             "--repo", help="Repository owner/name (repeatable; default every one).")] = None,
         sample: Annotated[int, typer.Option(
-            "--sample", min=1, help="Rows checked per repository and version.")] = 1,
+            "--sample", min=1, max=MAX_COUNT, help="Rows checked per repository and version.")] = 1,
         repo_mirror: Mirrors = None, store: StorePath = None,
-        jobs: Annotated[int, typer.Option(min=1, help="Rows checked at once.")] = 1,
-        table: Annotated[Path | None, typer.Option(
+        jobs: Annotated[int, typer.Option(
+            min=1, max=MAX_WORKERS, help="Rows checked at once.")] = 1,
+        table: Annotated[Path | None, path_option(
+            PathKind.OUTPUT_FILE, "--table",
             help="Also write the coverage table (Markdown) to this file.")] = None,
     ) -> None:
         """Validate K rows per repository and version; print a coverage table."""

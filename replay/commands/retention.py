@@ -15,8 +15,12 @@ from rich.table import Table
 from rich.text import Text
 
 from replay import api
+from replay.commands.inputs import PathKind, check_path
 from replay.commands.options import StorePath, console
 from replay.core.errors import InputError
+from replay.core.input_paths import kind
+from replay.core.limits import MAX_CHARS as MAX_READ_CHARS
+from replay.core.names import shown
 from replay.core.paths import default_store
 from replay.measures.baseline import per_thousand
 from replay.measures.chains import ChainReport
@@ -42,7 +46,7 @@ def run_table(found: api.RunRetention, store: Path, out: Console) -> int:
     """Print the mean retention per summarizer of a run's scored summaries."""
     rows, name = found.rows, found.run
     for reason in found.skipped:
-        out.print(f"[yellow]left out[/] {escape(reason)}", highlight=False)
+        out.print(f"[yellow]left out[/] {escape(shown(reason))}", highlight=False)
     table = Table(title=Text(f"recurring-detail retention of run {name} (seed 0)"))
     for column in ("summarizer", "retention", "n", "empty reference", "reference size (mean)",
                    "reference source", "summary chars (mean)", "per 1,000 chars"):
@@ -74,7 +78,7 @@ def sessions_table(report: ChainReport, as_json: bool, out: Console) -> int:
         sessions.add_column(column)
     for session in report.sessions:
         found = "-" if session.completeness is None else f"{session.completeness:.3f}"
-        sessions.add_row(escape(session.source), session.format, f"{found} ({session.pairs})",
+        sessions.add_row(Text(shown(session.source)), session.format, f"{found} ({session.pairs})",
                          str(len(session.compactions)), "yes" if session.kept else "no")
     out.print(sessions)
     out.print(_positions_table(report))
@@ -174,9 +178,10 @@ def register(app: typer.Typer) -> None:
         format_: Annotated[str, typer.Option(
             "--format", help=f"Session format: {', '.join(FORMATS)}.")] = "auto",
         max_chars: Annotated[int, typer.Option(
-            min=1, help="Serialized characters a reference reads.")] = MAX_CHARS,
+            min=1, max=MAX_READ_CHARS,
+            help="Serialized characters a reference reads.")] = MAX_CHARS,
         per_kind: Annotated[int, typer.Option(
-            min=1, help="Values of each kind a reference keeps.")] = PER_KIND,
+            min=1, max=MAX_READ_CHARS, help="Values of each kind a reference keeps.")] = PER_KIND,
         as_json: Annotated[bool, typer.Option(
             "--json", help="With --sessions: print the scores as JSON.")] = False,
         with_anchor_index: Annotated[bool, typer.Option(
@@ -195,7 +200,11 @@ def register(app: typer.Typer) -> None:
         if sessions:
             if not targets:
                 raise InputError("--sessions needs at least one session file or folder")
-            found = api.session_retention([Path(t) for t in targets], format_, limits,
+            files = [Path(target) for target in targets]
+            for path in files:  # a missing one is named by the reader
+                if kind(path) is not None:
+                    check_path("session file", path, PathKind.FILE_OR_FOLDER)
+            found = api.session_retention(files, format_, limits,
                                           with_anchor_index, literal)
             raise typer.Exit(sessions_table(found, as_json, console))
         if targets and len(targets) > 1:

@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from replay import api
+from replay.commands.inputs import PathKind, path_option
 from replay.commands.options import (
     BaseImage,
     CallDeadline,
@@ -29,6 +30,7 @@ from replay.commands.options import (
 )
 from replay.commands.sweep_choices import DEFAULT_MODEL, Backbones, DefaultAgent
 from replay.compaction import agents
+from replay.core.limits import MAX_DOLLARS, MAX_STEPS, MAX_TEMPERATURE, MAX_WORKERS
 from replay.core.paths import default_store
 from replay.records.plan import DEFAULT_TEMPERATURE, Plan
 from replay.report.tables import render
@@ -97,13 +99,15 @@ def sweep_command(plan: Plan, run: str | None, options: api.SweepOptions, dry_ru
 AgentModel = Annotated[str, typer.Option(
     help="The continuation agent: an alias or PROVIDER:MODEL[@URL][#KEY_ENV].")]
 Carrier = Annotated[str, typer.Option(help="summary-only or native.")]
-Steps = Annotated[int, typer.Option(min=1, help="Step limit of every continuation.")]
+Steps = Annotated[int, typer.Option(
+    min=1, max=MAX_STEPS, help="Step limit of every continuation.")]
 Temperature = Annotated[float, typer.Option(
-    min=0, help="What the agent and the summarizers sample at, for the run's life (a model's own "
+    min=0, max=MAX_TEMPERATURE,
+    help="What the agent and the summarizers sample at, for the run's life (a model's own "
                 "temperature setting wins); the sample index goes out as the seed.")]
-Workers = Annotated[int, typer.Option(min=1, help="Cells run at once.")]
+Workers = Annotated[int, typer.Option(min=1, max=MAX_WORKERS, help="Cells run at once.")]
 PerProvider = Annotated[int, typer.Option(
-    min=1, help="Model calls in flight at once on one provider endpoint.")]
+    min=1, max=MAX_WORKERS, help="Model calls in flight at once on one provider endpoint.")]
 Backend = Annotated[str | None, typer.Option(help="Environment backend (default local).")]
 Executor = Annotated[str, typer.Option(help="local (threads) or ray.")]
 RayAddress = Annotated[str | None, typer.Option(help="Ray cluster address (default: local).")]
@@ -113,12 +117,14 @@ RunName = Annotated[str | None, typer.Option(
 DryRun = Annotated[bool, typer.Option(help="Show the plan, calls, tokens and cost; run nothing.")]
 Baselines = Annotated[list[str] | None, typer.Option(
     "--baseline", help="Mechanical summarizer to add: anchor_index, observation-masking, tail:N.")]
-PromptSources = Annotated[Path | None, typer.Option(
+PromptSources = Annotated[Path | None, path_option(
+    PathKind.FILE, "--prompt-sources",
     help="A prompt catalogue to use instead of the bundled prompts/sources.toml.")]
 ALL_PROMPTS = ",".join(agents.BUILTIN)
 Prompts = Annotated[str, typer.Option(help="Prompts to compare, comma-separated.")]
 Dollars = Annotated[float | None, typer.Option(
-    "--budget", min=0, help="Start no cell once spend so far plus the cells in flight would pass "
+    "--budget", min=0, max=MAX_DOLLARS,
+    help="Start no cell once spend so far plus the cells in flight would pass "
                             "this many dollars (exit 1; the cells done are kept).")]
 
 

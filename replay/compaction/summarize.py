@@ -27,6 +27,7 @@ from replay.compaction.fusion import fuse
 from replay.compaction.mechanical import anchor_index, observation_masking, tail
 from replay.compaction.sources import PromptText
 from replay.core.errors import InputError
+from replay.core.limits import MAX_TOKENS
 from replay.models.types import ChatRequest, Message, Model
 from replay.records.summary import Summary
 
@@ -87,9 +88,9 @@ def parse_summarizer(text: str) -> SummarizerName:
     if text in ("anchor_index", "observation-masking"):
         return SummarizerName(text)
     if match := re.fullmatch(r"tail:(\d+)", text):
-        if int(match.group(1)) == 0:
+        if not 1 <= int(match.group(1)) <= MAX_TOKENS:
             raise InputError(f"summarizer {text!r}: tail:N keeps the last N tokens of the "
-                             "history, so N must be at least 1")
+                             f"history, so N must be from 1 to {MAX_TOKENS}")
         return SummarizerName(text, tail_tokens=int(match.group(1)))
     backbone, _, prompt = text.rpartition(":")
     if not backbone or prompt not in agents.names():

@@ -37,3 +37,21 @@ def history_id(value: str) -> str:
         raise InputError(f"bad history id {value!r}: a history's id (or a prefix of it) is "
                          "lowercase hexadecimal, as `replay collect` and `replay import` print it")
     return value
+
+
+# Characters that move the cursor, end a line or start an escape sequence on a terminal: C0 and
+# C1 controls, DEL, the Unicode line and paragraph separators, and the bidirectional overrides.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def has_control(text: str) -> bool:
+    """Whether `text` holds a character that `shown` escapes."""
+    return _CONTROLS.search(text) is not None
+
+
+def shown(text: object) -> str:
+    """`text` as it may reach a terminal: every control character (newline, escape, ...)
+    written as its Python escape (`\\n`, `\\x1b`), so that a name that comes from an input
+    (an instance id, a file name, a dataset's field) can neither forge a line nor drive the
+    terminal. The one place where names from inputs are made printable."""
+    return _CONTROLS.sub(lambda found: repr(found.group())[1:-1], str(text))

@@ -21,6 +21,20 @@ def home() -> Path:
     return Path(base)
 
 
+def checked_home() -> Path:
+    """`home()` when it is a folder, or can be made as one; bad input otherwise (a file, a
+    FIFO, or under a file), before any command uses it."""
+    from replay.core.input_paths import output_problem
+    from replay.core.names import shown
+
+    found = home()
+    problem = output_problem(found, folder=True)
+    if problem is not None:
+        source = "REPLAY_HOME" if os.environ.get("REPLAY_HOME") else "replay's cache folder"
+        raise InputError(f"{source} {shown(found)} {problem}: give a folder")
+    return found
+
+
 def within(root: Path, *parts: str) -> Path:
     """`root` joined with `parts`, which must stay under `root` (no `..` out of it, no absolute
     part): a path computed from an identifier never leaves its folder. Bad input otherwise."""
@@ -42,8 +56,15 @@ def instances_dir() -> Path:
 
 
 def environments_dir() -> Path:
-    """The environment recipes: the bundled ones unless REPLAY_ENVIRONMENTS names a folder."""
-    return Path(os.environ.get("REPLAY_ENVIRONMENTS") or PROJECT_ROOT / "environments")
+    """The environment recipes: the bundled ones unless REPLAY_ENVIRONMENTS names a folder (bad
+    input when it names anything else)."""
+    named = os.environ.get("REPLAY_ENVIRONMENTS")
+    if named and not Path(named).is_dir():
+        from replay.core.names import shown
+
+        raise InputError(f"REPLAY_ENVIRONMENTS {shown(named)} is not a folder: give a folder "
+                         "of environment recipes")
+    return Path(named or PROJECT_ROOT / "environments")
 
 
 def prompts_dir() -> Path:

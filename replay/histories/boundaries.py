@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from replay.core.errors import InputError
+from replay.core.limits import MAX_STEPS, MAX_TOKENS
 
 RULES = ("steps:N", "tokens:N", "fraction:F", "before-edit")
 _TEST_PARTS = {"test", "tests", "testing"}
@@ -61,12 +62,14 @@ def parse_rule(text: str) -> Rule:
     if text == "before-edit":
         return Rule("before-edit")
     kind, _, raw = text.partition(":")
-    if kind in ("steps", "tokens") and re.fullmatch(r"\d+", raw) and int(raw) >= 1:
+    most = MAX_STEPS if kind == "steps" else MAX_TOKENS
+    if kind in ("steps", "tokens") and re.fullmatch(r"\d{1,12}", raw) and 1 <= int(raw) <= most:
         return Rule(kind, int(raw))
     if kind == "fraction" and re.fullmatch(r"\d*\.?\d+", raw) and 0 < float(raw) <= 1:
         return Rule(kind, float(raw))
     raise InputError(f"bad boundary rule {text!r}: use {', '.join(RULES)} "
-                     "(N a positive integer, 0 < F <= 1)")
+                     f"(N a positive integer, at most {MAX_STEPS} steps or {MAX_TOKENS} "
+                     "tokens; 0 < F <= 1)")
 
 
 def is_test_path(path: str) -> bool:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.core.errors import InputError
+from replay.core.input_paths import regular_files
 from replay.measures.claude_code import read_claude_code
 from replay.measures.codex import read_codex
 from replay.measures.sessions import Session, read_messages_format
@@ -68,7 +69,7 @@ def session_paths(paths: Iterable[Path]) -> list[Path]:
     found = []
     for path in paths:
         if path.is_dir():
-            found += sorted([*path.rglob("*.jsonl"), *path.rglob("*.jsonl.gz")])
+            found += regular_files([*path.rglob("*.jsonl"), *path.rglob("*.jsonl.gz")])
         elif path.is_file():
             found.append(path)
         else:

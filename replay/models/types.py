@@ -12,6 +12,15 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from replay.core.limits import (
+    MAX_DOLLARS,
+    MAX_SECONDS,
+    MAX_STEPS,
+    MAX_TEMPERATURE,
+    MAX_TOKENS,
+    MAX_WORKERS,
+)
+
 Message = dict[str, Any]
 Tool = dict[str, Any]
 
@@ -70,22 +79,22 @@ class ModelSpec(BaseModel):
     model: str = Field(min_length=1)
     base_url: str
     key_env: str = ""
-    context_window: int | None = Field(default=None, gt=0)
-    price_in: float = Field(default=0.0, ge=0)
-    price_out: float = Field(default=0.0, ge=0)
-    price_cached_in: float | None = Field(default=None, ge=0)
-    temperature: float | None = Field(default=None, ge=0)
-    max_tokens: int | None = Field(default=None, gt=0)
-    deadline: float | None = Field(default=None, gt=0)
-    timeout: float | None = Field(default=None, gt=0)
+    context_window: int | None = Field(default=None, gt=0, le=MAX_TOKENS)
+    price_in: float = Field(default=0.0, ge=0, le=MAX_DOLLARS)
+    price_out: float = Field(default=0.0, ge=0, le=MAX_DOLLARS)
+    price_cached_in: float | None = Field(default=None, ge=0, le=MAX_DOLLARS)
+    temperature: float | None = Field(default=None, ge=0, le=MAX_TEMPERATURE)
+    max_tokens: int | None = Field(default=None, gt=0, le=MAX_TOKENS)
+    deadline: float | None = Field(default=None, gt=0, le=MAX_SECONDS)
+    timeout: float | None = Field(default=None, gt=0, le=MAX_SECONDS)
     tool_choice: ToolChoice | None = None
     extra_body: dict[str, Any] = Field(default_factory=dict)
     label: str = ""  # a short name for reports (never part of a request or a cache key)
     path: str | None = None
-    threads: int | None = Field(default=None, gt=0)
-    decode_threads: int | None = Field(default=None, gt=0)
-    parallel: int | None = Field(default=None, gt=0)
-    gpu_layers: int | None = Field(default=None, ge=0)
+    threads: int | None = Field(default=None, gt=0, le=MAX_WORKERS)
+    decode_threads: int | None = Field(default=None, gt=0, le=MAX_WORKERS)
+    parallel: int | None = Field(default=None, gt=0, le=MAX_WORKERS)
+    gpu_layers: int | None = Field(default=None, ge=0, le=MAX_STEPS)
     chat_template: str | None = None
     widen: Literal["q8_0"] | None = None
     flash_attn: bool | None = None
@@ -181,8 +190,8 @@ class ChatRequest(BaseModel):
 
     messages: list[Message] = Field(min_length=1)
     tools: list[Tool] = Field(default_factory=list)
-    temperature: float | None = Field(default=None, ge=0)
-    max_tokens: int | None = Field(default=None, gt=0)
+    temperature: float | None = Field(default=None, ge=0, le=MAX_TEMPERATURE)
+    max_tokens: int | None = Field(default=None, gt=0, le=MAX_TOKENS)
     seed: int | None = None
     tool_choice: ToolChoice | None = None
     extra_body: dict[str, Any] = Field(default_factory=dict)

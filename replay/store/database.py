@@ -84,7 +84,11 @@ class Store:
     def open_read_only(cls, path: Path) -> Store:
         """Open an existing store for reading only, with SQLite's read-only mode: nothing is
         ever written to it (an older one reads as upgraded, see `migrations.overlay`); one
-        clear error if it is not a store."""
+        clear error if it is not a store. Where this process may write the file and its folder,
+        it is opened as `peek` opens it, so that closing it removes the `-wal` and `-shm` files
+        SQLite made for reading it."""
+        if path.is_file() and os.access(path, os.W_OK) and os.access(path.parent, os.W_OK):
+            return cls.peek(path)
         store = cls(path)
         try:
             connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from replay.compaction.transcript import call_arguments, message_text, tool_calls
 from replay.core.errors import InputError
+from replay.core.input_paths import regular_files
 from replay.instances.records import Instance
 from replay.records.history import History
 
@@ -114,7 +115,7 @@ def read_probe_paths(paths: list[Path]) -> list[ProbeSet]:
     sets = []
     for path in paths:
         if path.is_dir():
-            sets += [load_probe_file(found) for found in sorted(path.rglob("*.json"))]
+            sets += [load_probe_file(found) for found in regular_files(path.rglob("*.json"))]
         elif path.is_file():
             sets.append(load_probe_file(path))
         else:
