@@ -109,7 +109,7 @@ def test_the_compact_bench_dry_run_counts_offline(tmp_path: Path) -> None:
     done = replay(env, "study", "compact-bench", "--dataset", str(VERIFIED_JSONL),
                   "--agent-model", "agent", "--backbones", str(backbones), "--summarizer",
                   "summ-a", "--store", str(store), "--prompt-sources",
-                  str(fixture_prompts(tmp_path)), "--dry-run")
+                  str(fixture_prompts(tmp_path)), "--dry-run", "--budget", "5")
     text = done.stdout
     assert "instances 32" in text
     assert "(run study-compact-bench-backbones: 3 backbones, prompt claude-code): 128 cells" in text
@@ -121,6 +121,8 @@ def test_the_compact_bench_dry_run_counts_offline(tmp_path: Path) -> None:
              if line.strip().startswith(("summ-", "agent ", "total"))}
     assert lines["summ-b"][0] == str(32 + 64) and lines["summ-a"][0] == str(32 + 64 + 192)
     assert lines["agent"][0] == f"{8 * (128 + 192 + 192):,}"
+    total = lines["total"][-1]  # models.toml of the tests: $1 in, $2 out per million tokens
+    assert f"--budget $5.00: below the estimate ({total})" in text
     assert not store.exists()
 
 

@@ -45,8 +45,9 @@ ESTIMATE_HEADER = f"  {'model':<28} {'calls':>8} {'tokens in':>14} {'tokens out'
 
 
 def show_study_estimate(found: studies.StudyEstimate, design: studies.StudyDesign,
-                        out: Console) -> None:
-    """The dry run: each part's cells and calls, then calls, tokens and cost per model."""
+                        out: Console, budget: float | None = None) -> None:
+    """The dry run: each part's cells and calls, then calls, tokens and cost per model, and
+    what `budget` (dollars) would cut."""
     first, prompts, worst = found.backbones.estimate, found.prompts.estimate, found.confirmation
     plan = found.backbones.plan
     say(out, f"study {design.name} on {design.suite} (dry run: nothing is called)")
@@ -74,13 +75,20 @@ def show_study_estimate(found: studies.StudyEstimate, design: studies.StudyDesig
             style="yellow")
     say(out, "  tokens and cost are upper bounds (every step taken; PRE counted in both "
              "comparisons though it runs once); prices from models.toml")
+    if budget is not None:
+        cost = found.total.cost
+        say(out, f"  --budget ${budget:,.2f}: " + (
+            "covers the estimate" if cost <= budget else
+            f"below the estimate (${cost:,.2f}): no cell starts once spend so far plus the "
+            "cells in flight would pass it; run again with more to go on"))
 
 
 def study_command(design: studies.StudyDesign, options: api.SweepOptions, dry_run: bool,
                   out_folder: Path | None) -> int:
     """Show the dry run, or run the study and print its tables; the exit code of the run."""
     if dry_run:
-        show_study_estimate(studies.study_estimate(design, options, printed), design, console)
+        show_study_estimate(studies.study_estimate(design, options, printed), design, console,
+                            options.budget)
         return 0
 
     def step(title: str, done: object) -> None:
