@@ -13,7 +13,9 @@ that ran each cell when the nodes were started with distinct REPLAY_HOMEs:
     .venv/bin/python scripts/study_ray_check.py --ray-address 127.0.0.1:6391 \\
         --node node_a=/tmp/node_a --node node_b=/tmp/node_b --folder /tmp/study-check
 
-Prints each command's exit code, every cell's label in both runs and the node that ran it.
+Prints each command's exit code (its output goes to `study.log` beside its store), every cell's
+result in both runs and the node that ran it. Run it again with the same `--port` to resume both
+runs (a cell that ended in a harness fault is run again).
 """
 
 from __future__ import annotations
@@ -68,7 +70,9 @@ def study(url: str, store: Path, args: argparse.Namespace, executor: str) -> int
                "--workers", str(args.workers), "--executor", executor]
     if executor == "ray":
         command += ["--ray-address", args.ray_address]
-    return subprocess.run(command, capture_output=True, text=True, check=False).returncode
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    (store.parent / "study.log").write_text(done.stdout + done.stderr)
+    return done.returncode
 
 
 def node_of(key: str | None, nodes: dict[str, Path]) -> str:
@@ -111,11 +115,14 @@ def main() -> int:
     parser.add_argument("--backend", default="docker")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--folder", type=Path, required=True)
+    parser.add_argument("--port", type=int, default=0,
+                        help="The scripted server's port (default a free one); the same port "
+                             "resumes the runs of an earlier check (their models name it)")
     args = parser.parse_args()
     nodes = {name: Path(home) for name, _, home in (n.partition("=") for n in args.node)}
     stores = {name: args.folder / name / "replay.db" for name in ("local", "ray")}
     with tempfile.TemporaryDirectory() as scratch:
-        server = ScriptedServer(*scripts(Path(scratch)))
+        server = ScriptedServer(*scripts(Path(scratch)), port=args.port)
         with server:
             for executor, store in stores.items():
                 print(f"replay study demo --executor {executor}: exit "

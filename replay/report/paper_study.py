@@ -33,10 +33,11 @@ class Study:
     paper_names: dict[str, str]  # backbone summarizer -> the paper's model name
 
     def column(self, summarizer: str) -> str:
-        """A backbone column's name: its alias, and the paper model it stands for."""
+        """A backbone column's name as the run's report shows it, and the paper model it stands
+        for."""
         paper = self.paper_names.get(summarizer)
-        alias = summarizer.rsplit(":", 1)[0]
-        return f"{alias} ({paper})" if paper else alias
+        shown = self.backbones.shown(summarizer)
+        return f"{shown} ({paper})" if paper else shown
 
     def by_paper(self, name: str) -> str | None:
         """The summarizer that stands for the paper's model `name` (None: not run)."""
