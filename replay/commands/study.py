@@ -69,6 +69,8 @@ def show_study_estimate(found: studies.StudyEstimate, design: studies.StudyDesig
     for alias, use in rows:
         say(out, f"  {alias:<28} {use.calls:>8,} {use.input_tokens:>14,} "
                  f"{use.output_tokens:>12,} {'$' + format(use.cost, ',.2f'):>10}")
+    for line in dict.fromkeys([*found.backbones.warnings, *found.prompts.warnings]):
+        say(out, line, style="yellow")
     unpriced = sorted({*first.unpriced, *worst.unpriced, *prompts.unpriced})
     if unpriced:
         say(out, f"  no price in models.toml for {', '.join(unpriced)}: not in the cost",
