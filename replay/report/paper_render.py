@@ -69,7 +69,7 @@ def figure2_png(table: PaperTable) -> bytes:
     rows = table.rows[:-1]  # the last row counts the backbones
     repairs = list(table.header[1:])
     values = [[FIGURE2_COLOURS.get(code, -1) for code in row[1:]] for row in rows]
-    figure = _figure(2.5 + 0.45 * max(1, len(repairs)), 1.6 + 0.4 * max(1, len(rows)))
+    figure = _figure(max(5.5, 2.5 + 0.45 * len(repairs)), 1.8 + 0.4 * max(1, len(rows)))
     axes = figure.add_subplot()
     colours = ListedColormap(["#eeeeee", "#66bb6a", "#ef9a9a", "#c62828"])
     if rows and repairs:
@@ -77,6 +77,9 @@ def figure2_png(table: PaperTable) -> bytes:
         for y, row in enumerate(rows):
             for x, code in enumerate(row[1:]):
                 axes.text(x, y, code, ha="center", va="center", fontsize=7)
+    else:
+        axes.text(0.5, 0.5, "no PRE-pass repair yet: nothing to compare", ha="center",
+                  va="center", fontsize=9, transform=axes.transAxes)
     axes.set_xticks(range(len(repairs)), repairs, rotation=45, ha="right",
                     rotation_mode="anchor", fontsize=7)
     axes.set_yticks(range(len(rows)), [row[0] for row in rows], fontsize=8)
