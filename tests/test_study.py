@@ -133,3 +133,15 @@ def test_bad_study_input_is_one_line(tmp_path: Path) -> None:
     folder.write_text("")
     done = run_replay("study", "demo", "--model", "smollm2", "--out", str(folder), "--dry-run")
     one_line_exit_2(done, f"--out {folder} is not a folder")
+
+
+def test_a_paper_value_outside_the_runs_interval_says_no() -> None:
+    from replay.report.paper_figures import published, rate_beside, share_beside
+
+    paper = published()["prompts"]
+    found = rate_beside("POST pass, kimi-code", paper["section"], (2, 22),
+                        (paper["post_pass"]["kimi-code"], paper["n"]))
+    assert found.row() == ("POST pass, kimi-code", "2/22 (9.1%, 2.5-27.8%)", "19/22 (86.4%)",
+                           "no", paper["section"])
+    assert share_beside("lowest", "§4.2", (1, 22), 0.05, "5%").inside == "yes"
+    assert share_beside("lowest", "§4.2", None, 0.05, "5%").run == "not run"
