@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from replay import api
-from replay.api import study as studies
+from replay.api.studies import PAPER_PROMPTS
 from replay.commands.options import (
     BaseImage,
     CallDeadline,
@@ -44,7 +44,7 @@ from replay.report.paper_render import render
 ESTIMATE_HEADER = f"  {'model':<28} {'calls':>8} {'tokens in':>14} {'tokens out':>12} {'cost':>10}"
 
 
-def show_study_estimate(found: studies.StudyEstimate, design: studies.StudyDesign,
+def show_study_estimate(found: api.StudyEstimate, design: api.StudyDesign,
                         out: Console, budget: float | None = None) -> None:
     """The dry run: each part's cells and calls, then calls, tokens and cost per model, and
     what `budget` (dollars) would cut."""
@@ -85,11 +85,11 @@ def show_study_estimate(found: studies.StudyEstimate, design: studies.StudyDesig
             "cells in flight would pass it; run again with more to go on"))
 
 
-def study_command(design: studies.StudyDesign, options: api.SweepOptions, dry_run: bool,
+def study_command(design: api.StudyDesign, options: api.SweepOptions, dry_run: bool,
                   out_folder: Path | None) -> int:
     """Show the dry run, or run the study and print its tables; the exit code of the run."""
     if dry_run:
-        show_study_estimate(studies.study_estimate(design, options, printed), design, console,
+        show_study_estimate(api.study_estimate(design, options, printed), design, console,
                             options.budget)
         return 0
 
@@ -98,8 +98,8 @@ def study_command(design: studies.StudyDesign, options: api.SweepOptions, dry_ru
         if isinstance(done, api.SweepOutcome):
             show_outcome(done, options.store, console, grid=False)
 
-    code = studies.study(design, options, printed, step)
-    found = studies.study_report(design, options.store, out_folder)
+    code = api.study(design, options, printed, step)
+    found = api.study_report(design, options.store, out_folder)
     render(found.tables, console)
     for path in found.files:
         say(console, f"wrote {path}")
@@ -129,7 +129,7 @@ def register(app: typer.Typer) -> None:
         summarizer: Annotated[str | None, typer.Option(
             help="The prompt comparison's fixed summarizer (default the agent's model).")] = None,
         prompts: Annotated[str, typer.Option(
-            help="Prompts to compare, comma-separated.")] = ",".join(studies.PAPER_PROMPTS),
+            help="Prompts to compare, comma-separated.")] = ",".join(PAPER_PROMPTS),
         name: Annotated[str | None, typer.Option(
             callback=run_name,
             help="The study's name: its runs are NAME-backbones and NAME-prompts (default "
@@ -151,8 +151,8 @@ def register(app: typer.Typer) -> None:
         names = [p.strip() for p in prompts.split(",") if p.strip()]
         if not names:
             raise InputError("--prompts names no prompt")
-        design = studies.StudyDesign(
-            name or f"study-{suite}", agent_model, studies.parse_backbones(model or [], backbones),
+        design = api.StudyDesign(
+            name or f"study-{suite}", agent_model, api.parse_backbones(model or [], backbones),
             summarizer or agent_model, suite, dataset, tuple(names), steps=steps,
             temperature=temperature, prompt_sources=prompt_sources, test_timeout=test_timeout)
         options = api.SweepOptions(store or default_store(), workers, per_provider, backend,
