@@ -166,7 +166,8 @@ Step = Callable[[str, object], None]
 def study(design: StudyDesign, options: SweepOptions, listener: Listener = SILENT,
           on_step: Step = lambda _name, _done: None) -> int:
     """Run (or resume) the study: the backbone comparison (validation first), the confirmation
-    of its damaged pairs, then the prompt comparison; `on_step` hears of each step once done.
+    of its damaged pairs, then the prompt comparison; `on_step` hears of each step once done
+    (of the confirmation with None when no pair was damaged).
     One budget (`options.budget`) holds for all of it. Returns 0 when no cell and no validation
     ended in an error, else 1."""
     first_plan, prompt_plan = design.backbone_plan(), design.prompt_plan()
@@ -174,6 +175,8 @@ def study(design: StudyDesign, options: SweepOptions, listener: Listener = SILEN
     on_step("backbone comparison", first)
     checked = confirm(options, design.backbone_run, listener=listener,
                       on_round=lambda done: on_step("confirmation", done))
+    if not checked.rounds:
+        on_step("confirmation", None)  # no first-round damaged pair
     prompts: SweepOutcome = sweep(prompt_plan, options, design.prompt_run, listener=listener)
     on_step("prompt comparison", prompts)
     return max(first.code, checked.code, prompts.code)

@@ -95,7 +95,9 @@ def study_command(design: api.StudyDesign, options: api.SweepOptions, dry_run: b
 
     def step(title: str, done: object) -> None:
         say(console, f"{title}:", style="bold")
-        if isinstance(done, api.SweepOutcome):
+        if done is None:
+            say(console, f"run {design.backbone_run}: no first-round damaged pair to confirm")
+        elif isinstance(done, api.SweepOutcome):
             show_outcome(done, options.store, console, grid=False)
 
     code = api.study(design, options, printed, step)
