@@ -62,7 +62,8 @@ def test_the_study_runs_the_design_and_prints_the_papers_tables(tmp_path: Path) 
     assert rows(out, "validation")[1:] == [
         ["instances in the suite", "3", ""], ["excluded by validation", "0", ""],
         ["PRE pass (the comparison set)", "2", ""],
-        ["PRE fail (outside the comparison)", "1", INICONF], ["PRE not run yet", "0", ""]]
+        ["PRE fail (outside the comparison)", "1", INICONF],
+        ["PRE not run (or could not run)", "0", ""]]
     assert rows(out, "table6") == [
         ["instance", "PRE", a, b], [STOCKROOM, "pass", "P", "D"], [TALLY, "pass", "P", "P"],
         [INICONF, "fail", "-", "-"], ["damaged / PRE-pass", "", "0/2", "1/2"]]

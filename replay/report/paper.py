@@ -37,12 +37,12 @@ def validation_table(study: Study) -> PaperTable:
     pres = pre_verdicts(report)
     passing = [i for i in instances if pres[i] and i not in excluded]
     failing = [i for i in instances if pres[i] is False and i not in excluded]
+    unrun = [i for i in instances if pres[i] is None and i not in excluded]
     rows = [("instances in the suite", str(len(instances)), ""),
             ("excluded by validation", str(len(excluded)), ", ".join(excluded)),
             ("PRE pass (the comparison set)", str(len(passing)), ""),
             ("PRE fail (outside the comparison)", str(len(failing)), ", ".join(failing)),
-            ("PRE not run yet", str(sum(1 for i in instances if pres[i] is None
-                                        and i not in excluded)), "")]
+            ("PRE not run (or could not run)", str(len(unrun)), ", ".join(unrun))]
     section = paper["section"]
     named = [i for i in paper["pre_failing"] if i in instances]
     beside = [
@@ -115,9 +115,9 @@ def table13(study: Study) -> PaperTable:
         if name == "section":
             continue
         summarizer = next((s for s, shown in columns.items() if shown == name), None)
-        run = None if summarizer is None else sorted(
-            i for (i, s), o in report.outcomes.items()
-            if s == summarizer and o.label == Label.DAMAGED)
+        compared = [(i, o) for (i, s), o in report.outcomes.items()
+                    if s == summarizer and o.label in PRE_PASS]
+        run = sorted(i for i, o in compared if o.label == Label.DAMAGED) if compared else None
         found.beside.append(list_beside(f"{name}: damaged instances", paper["section"], run,
                                         failures))
     return found

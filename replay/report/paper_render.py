@@ -78,7 +78,7 @@ def figure2_png(table: PaperTable) -> bytes:
             for x, code in enumerate(row[1:]):
                 axes.text(x, y, code, ha="center", va="center", fontsize=7)
     else:
-        axes.text(0.5, 0.5, "no PRE-pass repair yet: nothing to compare", ha="center",
+        axes.text(0.5, 0.5, "no repair passed PRE: nothing to compare", ha="center",
                   va="center", fontsize=9, transform=axes.transAxes)
     axes.set_xticks(range(len(repairs)), repairs, rotation=45, ha="right",
                     rotation_mode="anchor", fontsize=7)

@@ -10,6 +10,7 @@ from replay.records.cell import CellId
 from replay.records.outcome import Outcome
 from replay.report.paper_figures import Beside, published
 from replay.report.tables import Report
+from replay.sweep.labels import could_not_run
 
 
 @dataclass
@@ -53,11 +54,12 @@ def first_code(outcome: Outcome) -> str:
 
 
 def pre_verdicts(report: Report) -> dict[str, bool | None]:
-    """Each instance's seed-0 PRE: passed, failed, or None (not run, or excluded)."""
+    """Each instance's seed-0 PRE: passed, failed, or None (not run, could not run: its first
+    request refused, or excluded)."""
     found = {}
     for instance in report.plan.instances:
         cell = report.cells.get(CellId(instance, Arm.PRE, "", 0))
-        found[instance] = None if cell is None else cell.passed
+        found[instance] = None if cell is None or could_not_run(cell) else cell.passed
     return found
 
 
