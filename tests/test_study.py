@@ -134,6 +134,8 @@ def test_bad_study_input_is_one_line(tmp_path: Path) -> None:
     folder.write_text("")
     done = run_replay("study", "demo", "--model", "smollm2", "--out", str(folder), "--dry-run")
     one_line_exit_2(done, f"--out {folder} is not a folder")
+    done = run_replay("study", "demo", "--model", "smollm2", "--executor", "nope", "--dry-run")
+    one_line_exit_2(done, "unknown executor 'nope'")
 
 
 def test_a_paper_value_outside_the_runs_interval_says_no() -> None:

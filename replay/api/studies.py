@@ -32,6 +32,7 @@ from replay.report.paper import study_tables
 from replay.report.paper_render import write
 from replay.report.paper_study import PaperTable, Study
 from replay.sweep.execution import Estimate, ModelUse
+from replay.sweep.executors import check_executor
 
 PAPER_PROMPTS = ("claude-code", "codex", "gemini-cli", "opencode", "kimi-code")
 
@@ -128,7 +129,9 @@ class StudyEstimate:
 
 def study_estimate(design: StudyDesign, options: SweepOptions,
                    listener: Listener = SILENT) -> StudyEstimate:
-    """What the study would call and cost, before anything runs; nothing is written."""
+    """What the study would call and cost, before anything runs; nothing is written. Bad input
+    (an unknown executor too) raises as the study itself would."""
+    check_executor(options.executor, options.ray_address)
     first = design.backbone_plan()
     backbones = estimate(first, options, design.backbone_run, listener=listener)
     every = backbones.plan.model_copy(update={"confirm": tuple(
