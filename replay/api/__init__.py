@@ -9,6 +9,8 @@
     run_cell          one PRE or POST cell on a restored snapshot, graded
     plan, sweep       a backbone or prompt sweep, kept as a run (`estimate`: its dry run)
     confirm           the three-run confirmation of a run's damaged pairs
+    study             the paper's whole Task Preservation design as two runs (`study_estimate`:
+                      its dry run; `study_report`: its tables in the paper's shapes)
     report, export    a run's outcomes, rates and tables; its export files and web view
     retention         recurring-detail retention of a run's summaries (`session_retention`:
                       of real sessions' compactions)
@@ -47,6 +49,16 @@ from replay.api.results import (
     retention,
     session_retention,
 )
+from replay.api.studies import (
+    Backbone,
+    StudyDesign,
+    StudyEstimate,
+    StudyReport,
+    parse_backbones,
+    study,
+    study_estimate,
+    study_report,
+)
 from replay.api.sweeps import (
     NO_CHOICE,
     Confirmation,
@@ -75,12 +87,13 @@ from replay.records.cell import CellId, CellResult
 from replay.records.plan import Plan
 
 __all__ = [
-    "NO_CHOICE", "SILENT", "CellId", "CellOptions", "CellResult", "CellRun", "Collection",
-    "Confirmation", "Coverage", "Exported", "HistoryChoice", "Imports", "Listener", "ModelRow",
-    "Plan", "ProbeOptions", "Probed", "Progress", "Removed", "RunRetention", "Selection", "Silent",
-    "SweepEstimate", "SweepOptions", "SweepOutcome", "boundaries", "check_model", "check_recipes",
-    "collect", "confirm", "estimate", "export", "import_histories", "instances", "models", "plan",
-    "probe", "probe_plan", "prompt", "recipe", "remove_containers", "report",
-    "retention", "run_cell", "session_retention", "summarizers", "sweep", "sync_prompts",
-    "validate", "view_server",
+    "Backbone", "CellId", "CellOptions", "CellResult", "CellRun", "Collection", "Confirmation",
+    "Coverage", "Exported", "HistoryChoice", "Imports", "Listener", "ModelRow", "NO_CHOICE",
+    "Plan", "ProbeOptions", "Probed", "Progress", "Removed", "RunRetention", "SILENT", "Selection",
+    "Silent", "StudyDesign", "StudyEstimate", "StudyReport", "SweepEstimate", "SweepOptions",
+    "SweepOutcome", "boundaries", "check_model", "check_recipes", "collect", "confirm", "estimate",
+    "export", "import_histories", "instances", "models", "parse_backbones", "plan", "probe",
+    "probe_plan", "prompt", "recipe", "remove_containers", "report", "retention",
+    "run_cell", "session_retention", "study", "study_estimate", "study_report", "summarizers",
+    "sweep", "sync_prompts", "validate", "view_server",
 ]

@@ -210,8 +210,26 @@ def _record(store: Store, run: str, result: CellResult, cells: dict[CellId, Cell
 
 
 @dataclass
+class ModelUse:
+    """One model's share of an estimate: its calls, tokens (upper bounds) and cost."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+
+    def add(self, other: ModelUse) -> None:
+        """Count `other` into this one."""
+        self.calls += other.calls
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cost += other.cost
+
+
+@dataclass
 class Estimate:
-    """What a plan would do, before anything is called. Token figures are upper bounds."""
+    """What a plan would do, before anything is called. Token figures are upper bounds;
+    `models` splits them by model alias."""
 
     cells: int
     done: int
@@ -223,6 +241,7 @@ class Estimate:
     output_tokens: int = 0
     cost: float = 0.0
     unpriced: list[str] = field(default_factory=list)
+    models: dict[str, ModelUse] = field(default_factory=dict)
 
 
 def estimate(prepared: Prepared, run: str, store: Store) -> Estimate:
@@ -246,6 +265,8 @@ def estimate(prepared: Prepared, run: str, store: Store) -> Estimate:
         found.output_tokens += one.output_tokens
         found.cost += one.cost
         found.unpriced += [alias for alias in one.unpriced if alias not in found.unpriced]
+        for alias, use in one.models.items():
+            found.models.setdefault(alias, ModelUse()).add(use)
     return found
 
 
@@ -286,7 +307,10 @@ def _add(found: Estimate, spec: Any, calls: int, input_tokens: int, output_token
         found.agent_calls += calls
     found.input_tokens += input_tokens
     found.output_tokens += output_tokens
-    found.cost += (input_tokens * spec.price_in + output_tokens * spec.price_out) / 1e6
+    cost = (input_tokens * spec.price_in + output_tokens * spec.price_out) / 1e6
+    found.cost += cost
+    found.models.setdefault(spec.alias, ModelUse()).add(
+        ModelUse(calls, input_tokens, output_tokens, cost))
     free = spec.provider == "gguf"  # run in process: no bill
     if not (spec.price_in or spec.price_out or free) and spec.alias not in found.unpriced:
         found.unpriced.append(spec.alias)
