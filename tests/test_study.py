@@ -133,7 +133,7 @@ def test_bad_study_input_is_one_line(tmp_path: Path) -> None:
     folder = tmp_path / "file"
     folder.write_text("")
     done = run_replay("study", "demo", "--model", "smollm2", "--out", str(folder), "--dry-run")
-    one_line_exit_2(done, f"--out {folder} is not a folder")
+    one_line_exit_2(done, f"--out {folder} is a file: give a folder")
     done = run_replay("study", "demo", "--model", "smollm2", "--executor", "nope", "--dry-run")
     one_line_exit_2(done, "unknown executor 'nope'")
 

@@ -10,6 +10,7 @@ from rich.console import Console
 
 from replay import api
 from replay.api.studies import PAPER_PROMPTS
+from replay.commands.inputs import PathKind, path_option
 from replay.commands.options import (
     BaseImage,
     CallDeadline,
@@ -108,12 +109,6 @@ def study_command(design: api.StudyDesign, options: api.SweepOptions, dry_run: b
     return code
 
 
-def _out_folder(value: Path | None) -> Path | None:
-    if value is not None and value.exists() and not value.is_dir():
-        raise InputError(f"--out {value} is not a folder")
-    return value
-
-
 def register(app: typer.Typer) -> None:
     """Add `replay study` to the command line."""
 
@@ -126,7 +121,8 @@ def register(app: typer.Typer) -> None:
         model: Annotated[list[str] | None, typer.Option(
             "--model", help="A summarizer backbone: ALIAS or ALIAS=PAPER MODEL (repeatable; "
                             "e.g. opus=Claude Opus 4.8).")] = None,
-        backbones: Annotated[Path | None, typer.Option(
+        backbones: Annotated[Path | None, path_option(
+            PathKind.FILE, "--backbones",
             help="A file of backbones, one ALIAS[=PAPER MODEL] a line.")] = None,
         summarizer: Annotated[str | None, typer.Option(
             help="The prompt comparison's fixed summarizer (default the agent's model).")] = None,
@@ -143,8 +139,8 @@ def register(app: typer.Typer) -> None:
         repo_mirror: Mirrors = None, base_image: BaseImage = None,
         prompt_sources: PromptSources = None, call_deadline: CallDeadline = None,
         budget: Dollars = None, test_timeout: TestTimeout = None,
-        out: Annotated[Path | None, typer.Option(
-            callback=_out_folder,
+        out: Annotated[Path | None, path_option(
+            PathKind.OUTPUT_FOLDER, "--out",
             help="Folder for the tables' CSV and PNG (default: reports/NAME beside the "
                  "store).")] = None,
     ) -> None:
