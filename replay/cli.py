@@ -18,7 +18,7 @@ from replay.commands.options import make_console
 from replay.core.errors import Halt, InputError
 
 COMMANDS = ("validate", "cell", "models", "prompts", "collect", "importer", "clean", "sweep",
-            "confirm", "retention", "view", "probe", "recipes")
+            "confirm", "retention", "view", "probe", "recipes", "sessions")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Measure what context compaction costs coding agents.")

@@ -160,6 +160,29 @@ def _report_json(report: ChainReport) -> dict[str, Any]:
     }
 
 
+def _corpus(folder: Path, limits: Limits, workers: int, as_json: bool, csv_out: Path | None,
+            plot: Path | None) -> int:
+    from replay.commands import retention_corpus as corpus
+
+    corpus.check_outputs([csv_out, plot])
+    if not (folder / "corpus.toml").is_file():
+        raise InputError(f"{folder}: no corpus.toml (collect one with `replay sessions collect`)")
+    tables = corpus.score(folder, limits, workers, console)
+    if as_json:
+        console.print_json(json.dumps({"rows": [asdict(row) for row in tables.rows],
+                                       "sessions": tables.sessions,
+                                       "incomplete": tables.incomplete,
+                                       "unreadable": tables.unreadable,
+                                       "removed": tables.removed}))
+    else:
+        corpus.print_tables(tables, console)
+    if csv_out is not None:
+        corpus.write_csv(tables, csv_out)
+    if plot is not None:
+        corpus.write_plot(tables, plot)
+    return 0
+
+
 def register(app: typer.Typer) -> None:
     """Add `replay retention` to the command line."""
 
@@ -187,11 +210,23 @@ def register(app: typer.Typer) -> None:
         literal: Annotated[bool, typer.Option(
             "--literal", help="Match paths only as written (the study's strict rule), not in "
                               "their forms (relative, absolute, unique suffix).")] = False,
+        corpus: Annotated[Path | None, typer.Option(
+            "--corpus", help="Score every complete session of a folder `replay sessions "
+                             "collect` wrote, and print the study's tables beside its "
+                             "figures.")] = None,
+        csv_out: Annotated[Path | None, typer.Option(
+            "--csv", help="With --corpus: also write the tables as CSV.")] = None,
+        plot: Annotated[Path | None, typer.Option(
+            "--plot", help="With --corpus: also write a PNG of retention by position.")] = None,
+        workers: Annotated[int, typer.Option(
+            min=1, help="With --corpus: sessions scored at once.")] = 2,
         store: StorePath = None,
     ) -> None:
         """Score which literal details summaries keep: every summary of a run (kept in the store
-        for `replay report`), or the real compactions of sessions you bring."""
+        for `replay report`), the real compactions of sessions you bring, or a whole corpus."""
         limits = Limits(max_chars, per_kind)
+        if corpus is not None:
+            raise typer.Exit(_corpus(corpus, limits, workers, as_json, csv_out, plot))
         if sessions:
             if not targets:
                 raise InputError("--sessions needs at least one session file or folder")
