@@ -183,6 +183,19 @@ def _corpus(folder: Path, limits: Limits, workers: int, as_json: bool, csv_out: 
     return 0
 
 
+def _artificial(folder: Path, limits: Limits, summarizer: str, prompt: str | None,
+                limit: int | None, history_chars: int, store: Path) -> int:
+    from replay.commands import retention_corpus as corpus
+
+    if not prompt:
+        raise InputError("--summarizer needs --prompt (a production prompt: `replay prompts "
+                         "list`)")
+    if not (folder / "corpus.toml").is_file():
+        raise InputError(f"{folder}: no corpus.toml (collect one with `replay sessions collect`)")
+    corpus.artificial(folder, limits, summarizer, prompt, limit, history_chars, store, console)
+    return 0
+
+
 def register(app: typer.Typer) -> None:
     """Add `replay retention` to the command line."""
 
@@ -220,11 +233,26 @@ def register(app: typer.Typer) -> None:
             "--plot", help="With --corpus: also write a PNG of retention by position.")] = None,
         workers: Annotated[int, typer.Option(
             min=1, help="With --corpus: sessions scored at once.")] = 2,
+        summarizer: Annotated[str | None, typer.Option(
+            "--summarizer", help="With --corpus: a model (alias or ad-hoc spec) that writes "
+                                 "a summary at an artificial boundary of each drawn session, "
+                                 "with --prompt.")] = None,
+        prompt: Annotated[str | None, typer.Option(
+            "--prompt", help="With --summarizer: the production prompt (`replay prompts "
+                             "list`).")] = None,
+        limit: Annotated[int | None, typer.Option(
+            min=1, help="With --summarizer: sessions drawn (seeded).")] = None,
+        history_chars: Annotated[int, typer.Option(
+            min=1000, help="With --summarizer: serialized characters of history the model "
+                           "is handed (the last ones).")] = 24_000,
         store: StorePath = None,
     ) -> None:
         """Score which literal details summaries keep: every summary of a run (kept in the store
         for `replay report`), the real compactions of sessions you bring, or a whole corpus."""
         limits = Limits(max_chars, per_kind)
+        if corpus is not None and summarizer is not None:
+            raise typer.Exit(_artificial(corpus, limits, summarizer, prompt, limit,
+                                         history_chars, store or default_store()))
         if corpus is not None:
             raise typer.Exit(_corpus(corpus, limits, workers, as_json, csv_out, plot))
         if sessions:

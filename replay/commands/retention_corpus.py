@@ -120,3 +120,48 @@ def write_plot(tables: Tables, path: Path) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     plt.close(figure)
+
+
+def artificial(folder: Path, limits: Limits, backbone: str, prompt_name: str,
+               limit: int | None, history_chars: int, store: Path, out: Console) -> None:
+    """Summaries by `backbone` with prompt `prompt_name` at each drawn session's artificial
+    boundary, scored and printed beside the production summaries at the same boundaries."""
+    from replay.compaction.sources import load_prompt
+    from replay.compaction.summarize import parse_summarizer
+    from replay.corpus.artificial import draw, score_all
+    from replay.models.cache import CallCache
+    from replay.models.client import ModelClient
+    from replay.models.registry import resolve
+
+    name = parse_summarizer(f"{backbone}:{prompt_name}")
+    prompt = load_prompt(name.source_prompt or prompt_name)
+    spec = resolve(backbone)
+    todo = draw(jobs(folder, read_manifest(folder), limits), limit)
+    columns = (TextColumn("summarizing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with CallCache(store) as cache, ModelClient(spec, cache) as client, \
+            Progress(*columns, console=out, transient=True, disable=not out.is_terminal) as bar:
+        task = bar.add_task("summarizing", total=len(todo))
+        found = list(score_all(todo, name, prompt, client, limits, history_chars,
+                               lambda: bar.advance(task)))
+    real = [s for s in found if s.real]
+    table = Table(title=f"{name.name} at artificial boundaries ({len(found)} session(s) of "
+                        f"{len(todo)} drawn; {len(real)} at a real compaction)")
+    for column in ("summaries", "production chain", "recurring details", "summary chars"):
+        table.add_column(column)
+    rows = [(name.name, [s.production for s in found], [s.recurring for s in found],
+             [s.summary_chars for s in found]),
+            (f"{name.name} (real boundaries)", [s.production for s in real],
+             [s.recurring for s in real], [s.summary_chars for s in real]),
+            ("production summaries (same boundaries)", [s.real_production for s in real],
+             [s.real_recurring for s in real], [])]
+    for label, production, recurring, chars in rows:
+        table.add_row(escape(label), _mean_text(production), _mean_text(recurring),
+                      f"{sum(chars) / len(chars):,.0f}" if chars else "-")
+    out.print(table)
+
+
+def _mean_text(values: list[float | None]) -> str:
+    from replay.corpus.tables import mean_row
+
+    row = mean_row("", "", [v for v in values if v is not None])
+    return f"{_value(row)} n={row.n}"

@@ -65,7 +65,8 @@ class Tables:
     removed: int = 0
 
 
-def _mean(table: str, label: str, values: Sequence[float], study: str = "") -> Row:
+def mean_row(table: str, label: str, values: Sequence[float], study: str = "") -> Row:
+    """A mean row with its n and 95% bootstrap interval."""
     interval = bootstrap_mean(values)
     return Row(table, label, sum(values) / len(values) if values else None, len(values),
                interval.low if interval else None, interval.high if interval else None, study)
@@ -84,7 +85,7 @@ def position_rows(sessions: Sequence[SessionRecord]) -> list[Row]:
         values = [c["production"] for c in found
                   if c["position"] == position and c["production"] is not None]
         study = STUDY_POSITIONS.get(position)
-        rows.append(_mean("production chain by position", f"boundary {position}", values,
+        rows.append(mean_row("production chain by position", f"boundary {position}", values,
                           f"{100 * study[0]:.1f}% (n={study[1]})" if study else ""))
     return rows
 
@@ -92,9 +93,9 @@ def position_rows(sessions: Sequence[SessionRecord]) -> list[Row]:
 def instruction_rows(sessions: Sequence[SessionRecord]) -> list[Row]:
     """Production-chain retention with and without explicit summary instructions."""
     found = [c for c in _boundaries(sessions) if c["production"] is not None]
-    return [_mean("summary instructions", "with /compact instructions",
+    return [mean_row("summary instructions", "with /compact instructions",
                   [c["production"] for c in found if c["instructed"] is True], "19.0%"),
-            _mean("summary instructions", "without",
+            mean_row("summary instructions", "without",
                   [c["production"] for c in found if c["instructed"] is False], "11.4%")]
 
 
@@ -112,7 +113,7 @@ def ratio_rows(sessions: Sequence[SessionRecord]) -> list[Row]:
             zero += 1
             continue
         ratios.append(scores[-1] / scores[0])
-    row = _mean("last-to-first ratio", "mean last / first", ratios, "4.07 (n=20)")
+    row = mean_row("last-to-first ratio", "mean last / first", ratios, "4.07 (n=20)")
     row.share = False
     excluded = Row("last-to-first ratio", "sessions with a zero first score (excluded)", zero,
                    zero, study="2", share=False)
@@ -123,9 +124,9 @@ def recurring_rows(sessions: Sequence[SessionRecord]) -> list[Row]:
     """Recurring-detail retention of the summaries and of budget-matched anchor_index."""
     found = [c for c in _boundaries(sessions)
              if c["recurring"] is not None and c["anchor_recurring"] is not None]
-    return [_mean("recurring details", "production summaries",
+    return [mean_row("recurring details", "production summaries",
                   [c["recurring"] for c in found], "at most 16.0% (LLM summaries)"),
-            _mean("recurring details", "anchor_index (summary's size)",
+            mean_row("recurring details", "anchor_index (summary's size)",
                   [c["anchor_recurring"] for c in found], "79.1%")]
 
 
@@ -135,9 +136,9 @@ def client_rows(sessions: Sequence[SessionRecord]) -> list[Row]:
     for client in sorted({s.record["format"] for s in sessions if s.kept}):
         mine = [s for s in sessions if s.kept and s.record["format"] == client]
         found = _boundaries(mine)
-        rows.append(_mean("by client", f"{client}: production chain",
+        rows.append(mean_row("by client", f"{client}: production chain",
                           [c["production"] for c in found if c["production"] is not None]))
-        rows.append(_mean("by client", f"{client}: recurring details",
+        rows.append(mean_row("by client", f"{client}: recurring details",
                           [c["recurring"] for c in found if c["recurring"] is not None]))
     return rows
 
