@@ -7,6 +7,8 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+from test_summarize import prompt
+
 from replay.compaction.summarize import parse_summarizer
 from replay.corpus.artificial import draw, score_one, tail_messages
 from replay.corpus.manifest import CorpusEntry
@@ -15,8 +17,8 @@ from replay.measures.retention import Limits
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
+
 from conftest import make_client, one_line_exit_2, run_replay
-from test_summarize import prompt
 
 FIXTURE = Path(__file__).parent / "fixtures" / "sessions" / \
     "claude-code-entire-cli-3-compactions.jsonl.gz"
