@@ -74,6 +74,10 @@ def test_the_draw_is_seeded_and_the_tail_starts_at_a_call() -> None:
     assert tail_messages(messages, 150)[0]["role"] != "tool"
 
 
-def test_summarizer_needs_a_prompt(tmp_path: Path) -> None:
+def test_summarizer_needs_a_prompt_and_a_corpus(tmp_path: Path) -> None:
     one_line_exit_2(run_replay("retention", "--corpus", str(tmp_path), "--summarizer", "smollm2"),
                     "--summarizer needs --prompt")
+    one_line_exit_2(run_replay("retention", "--summarizer", "smollm2", "--prompt", "codex"),
+                    "--summarizer needs --corpus")
+    one_line_exit_2(run_replay("retention", "--plot", str(tmp_path / "p.png")),
+                    "--plot needs --corpus")

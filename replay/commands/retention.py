@@ -25,6 +25,25 @@ from replay.measures.retention import MAX_CHARS, PER_KIND, Limits, Score
 from replay.measures.session_files import FORMATS
 from replay.measures.statistics import BOOTSTRAP_NOTE, bootstrap_mean, rate_text
 
+CorpusDir = Annotated[Path | None, typer.Option(
+    "--corpus", help="Score every complete session of a folder `replay sessions collect` wrote, "
+                     "and print the study's tables beside its figures.")]
+CsvOut = Annotated[Path | None, typer.Option(
+    "--csv", help="With --corpus: also write the tables as CSV.")]
+PlotOut = Annotated[Path | None, typer.Option(
+    "--plot", help="With --corpus: also write a PNG of retention by position.")]
+Workers = Annotated[int, typer.Option(min=1, help="With --corpus: sessions scored at once.")]
+SummarizerOption = Annotated[str | None, typer.Option(
+    "--summarizer", help="With --corpus: a model (alias or ad-hoc spec) that writes a summary "
+                         "at an artificial boundary of each drawn session, with --prompt.")]
+PromptOption = Annotated[str | None, typer.Option(
+    "--prompt", help="With --summarizer: the production prompt (`replay prompts list`).")]
+LimitOption = Annotated[int | None, typer.Option(
+    min=1, help="With --summarizer: sessions drawn (seeded).")]
+HistoryChars = Annotated[int, typer.Option(
+    min=1000, help="With --summarizer: serialized characters of history the model is handed "
+                   "(the last ones).")]
+
 
 def percent(value: float | None) -> str:
     """A share as a percentage with one decimal, or `-`."""
@@ -183,6 +202,13 @@ def _corpus(folder: Path, limits: Limits, workers: int, as_json: bool, csv_out: 
     return 0
 
 
+def _need_corpus(corpus: Path | None, given: dict[str, object]) -> None:
+    """Bad input when an option of --corpus is given without it."""
+    named = [name for name, value in given.items() if value is not None]
+    if corpus is None and named:
+        raise InputError(f"{named[0]} needs --corpus")
+
+
 def _artificial(folder: Path, limits: Limits, summarizer: str, prompt: str | None,
                 limit: int | None, history_chars: int, store: Path) -> int:
     from replay.commands import retention_corpus as corpus
@@ -223,33 +249,21 @@ def register(app: typer.Typer) -> None:
         literal: Annotated[bool, typer.Option(
             "--literal", help="Match paths only as written (the study's strict rule), not in "
                               "their forms (relative, absolute, unique suffix).")] = False,
-        corpus: Annotated[Path | None, typer.Option(
-            "--corpus", help="Score every complete session of a folder `replay sessions "
-                             "collect` wrote, and print the study's tables beside its "
-                             "figures.")] = None,
-        csv_out: Annotated[Path | None, typer.Option(
-            "--csv", help="With --corpus: also write the tables as CSV.")] = None,
-        plot: Annotated[Path | None, typer.Option(
-            "--plot", help="With --corpus: also write a PNG of retention by position.")] = None,
-        workers: Annotated[int, typer.Option(
-            min=1, help="With --corpus: sessions scored at once.")] = 2,
-        summarizer: Annotated[str | None, typer.Option(
-            "--summarizer", help="With --corpus: a model (alias or ad-hoc spec) that writes "
-                                 "a summary at an artificial boundary of each drawn session, "
-                                 "with --prompt.")] = None,
-        prompt: Annotated[str | None, typer.Option(
-            "--prompt", help="With --summarizer: the production prompt (`replay prompts "
-                             "list`).")] = None,
-        limit: Annotated[int | None, typer.Option(
-            min=1, help="With --summarizer: sessions drawn (seeded).")] = None,
-        history_chars: Annotated[int, typer.Option(
-            min=1000, help="With --summarizer: serialized characters of history the model "
-                           "is handed (the last ones).")] = 24_000,
+        corpus: CorpusDir = None,
+        csv_out: CsvOut = None,
+        plot: PlotOut = None,
+        workers: Workers = 2,
+        summarizer: SummarizerOption = None,
+        prompt: PromptOption = None,
+        limit: LimitOption = None,
+        history_chars: HistoryChars = 24_000,
         store: StorePath = None,
     ) -> None:
         """Score which literal details summaries keep: every summary of a run (kept in the store
         for `replay report`), the real compactions of sessions you bring, or a whole corpus."""
         limits = Limits(max_chars, per_kind)
+        _need_corpus(corpus, {"--csv": csv_out, "--plot": plot, "--summarizer": summarizer,
+                              "--prompt": prompt, "--limit": limit})
         if corpus is not None and summarizer is not None:
             raise typer.Exit(_artificial(corpus, limits, summarizer, prompt, limit,
                                          history_chars, store or default_store()))
