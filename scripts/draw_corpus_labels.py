@@ -23,9 +23,9 @@ import random
 import sys
 from pathlib import Path
 
-from replay.corpus.manifest import read_manifest
+from replay.corpus.manifest import CorpusEntry, read_manifest
 from replay.measures.chains import score_session
-from replay.measures.details import KINDS, serialize
+from replay.measures.details import KINDS, find_details, serialize
 from replay.measures.retention import Limits
 from replay.measures.session_files import READERS, detect_format, read_records
 from replay.measures.statistics import wilson
@@ -33,6 +33,8 @@ from replay.measures.statistics import wilson
 SEED = 35
 SESSIONS = 40
 PER_SESSION = 10
+WINDOWS = 20
+WINDOW = 600
 DEFAULT_LABELS = Path(__file__).resolve().parent.parent / "docs" / "retention-corpus" / \
     "labels.tsv"
 
@@ -59,6 +61,54 @@ def draw(folder: Path) -> None:
             context = " ".join(text[max(at - 120, 0):at + len(value) + 120].split())
             writer.writerow([entry.repository, entry.commit, entry.path, position, kind, value,
                              context.replace("\t", " ")])
+
+
+def windows(folder: Path) -> None:
+    """Print `WINDOWS` windows of `WINDOW` serialized characters, drawn at random (seeded) from
+    the drawn sessions' text before their last boundary, for listing every detail by hand."""
+    for entry, offset, text in _windows(folder):
+        print(f"## {entry.repository}\t{entry.commit}\t{entry.path}\t{offset}")
+        print(" ".join(text.split()))
+
+
+def _windows(folder: Path) -> list[tuple[CorpusEntry, int, str]]:
+    entries = sorted((e for e in read_manifest(folder) if e.complete and e.boundaries),
+                     key=lambda e: e.file)
+    random.Random(SEED).shuffle(entries)
+    found = []
+    for entry in entries[:WINDOWS]:
+        path = folder / entry.file
+        records = read_records(path)
+        session = READERS[detect_format(records, path)](records, str(path))
+        before = session.messages[:session.compactions[-1].index]
+        text = serialize(before)
+        offset = random.Random(f"{SEED}:window:{entry.file}").randrange(
+            max(len(text) - WINDOW, 1))
+        found.append((entry, offset, text[offset:offset + WINDOW]))
+    return found
+
+
+def recall(folder: Path, listed: Path) -> None:
+    """Print, per kind, how many of the details listed by hand in each window the extractor
+    finds in that window."""
+    by_window = {(e.repository, e.path): (offset, text) for e, offset, text in _windows(folder)}
+    totals: dict[str, list[int]] = {}
+    for row in csv.DictReader(listed.open(encoding="utf-8"), delimiter="\t",
+                              quoting=csv.QUOTE_NONE):
+        offset, text = by_window[(row["repository"], row["path"])]
+        found = find_details(text).values
+        hit = any(row["value"] == value for values in found.values() for value in values)
+        counts = totals.setdefault(row["kind"], [0, 0])
+        counts[0] += 1
+        counts[1] += hit
+    print("| detail type | listed by hand | found by the extractor | recall (95% Wilson) |")
+    print("|---|---|---|---|")
+    for kind, (listed_n, hits) in sorted(totals.items()):
+        interval = wilson(hits, listed_n)
+        shown = f"{hits / listed_n:.3f}"
+        if interval is not None:
+            shown += f" ({interval.low:.3f}-{interval.high:.3f})"
+        print(f"| {kind} | {listed_n} | {hits} | {shown} |")
 
 
 def precision(labels: Path) -> None:
@@ -88,9 +138,15 @@ def main() -> int:
     parser.add_argument("corpus", type=Path)
     parser.add_argument("labels", nargs="?", type=Path, default=DEFAULT_LABELS)
     parser.add_argument("--draw", action="store_true")
+    parser.add_argument("--windows", action="store_true")
+    parser.add_argument("--recall", type=Path, help="details listed by hand in the windows")
     options = parser.parse_args()
     if options.draw:
         draw(options.corpus)
+    elif options.windows:
+        windows(options.corpus)
+    elif options.recall:
+        recall(options.corpus, options.recall)
     else:
         precision(options.labels)
     return 0

@@ -163,3 +163,9 @@ def test_retention_scores_the_corpus_and_resumes(corpus: Path, tmp_path: Path) -
     assert [r["n"] for r in data["rows"] if r["label"] == "boundary 1"] == [int(first["n"])]
     one_line_exit_2(run_replay("retention", "--corpus", str(tmp_path)),
                     f"{tmp_path}: no corpus.toml")
+    one_line_exit_2(run_replay("retention", "--corpus", str(corpus), "--kinds", "path,nope"),
+                    "--kinds: unknown detail type 'nope'")
+    narrow = json.loads(run_replay("retention", "--corpus", str(corpus), "--kinds", "command",
+                                   "--json").stdout)
+    assert len(list((corpus / ".scores").iterdir())) == 4  # records kept per set of kinds
+    assert narrow["sessions"] == 2

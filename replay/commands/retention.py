@@ -20,8 +20,9 @@ from replay.core.errors import InputError
 from replay.core.paths import default_store
 from replay.measures.baseline import per_thousand
 from replay.measures.chains import ChainReport
+from replay.measures.details import KINDS
 from replay.measures.disorder import validation_status, validation_status_text
-from replay.measures.retention import MAX_CHARS, PER_KIND, Limits, Score
+from replay.measures.retention import MAX_CHARS, PER_KIND, SCORED_KINDS, Limits, Score
 from replay.measures.session_files import FORMATS
 from replay.measures.statistics import BOOTSTRAP_NOTE, bootstrap_mean, rate_text
 
@@ -40,6 +41,9 @@ PromptOption = Annotated[str | None, typer.Option(
     "--prompt", help="With --summarizer: the production prompt (`replay prompts list`).")]
 LimitOption = Annotated[int | None, typer.Option(
     min=1, help="With --summarizer: sessions drawn (seeded).")]
+KindsOption = Annotated[str | None, typer.Option(
+    "--kinds", help="With --corpus: the detail types scored, comma-separated (default: "
+                    f"{','.join(SCORED_KINDS)}).")]
 HistoryChars = Annotated[int, typer.Option(
     min=1000, help="With --summarizer: serialized characters of history the model is handed "
                    "(the last ones).")]
@@ -202,6 +206,18 @@ def _corpus(folder: Path, limits: Limits, workers: int, as_json: bool, csv_out: 
     return 0
 
 
+def _kinds(text: str | None) -> tuple[str, ...]:
+    """The detail types `--kinds` names (default: the scored ones); bad input for another."""
+    if text is None:
+        return SCORED_KINDS
+    named = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    unknown = [kind for kind in named if kind not in KINDS]
+    if unknown or not named:
+        raise InputError(f"--kinds: unknown detail type {unknown[0] if unknown else text!r}; "
+                         f"use {', '.join(KINDS)}")
+    return named
+
+
 def _need_corpus(corpus: Path | None, given: dict[str, object]) -> None:
     """Bad input when an option of --corpus is given without it."""
     named = [name for name, value in given.items() if value is not None]
@@ -257,13 +273,14 @@ def register(app: typer.Typer) -> None:
         prompt: PromptOption = None,
         limit: LimitOption = None,
         history_chars: HistoryChars = 24_000,
+        kinds: KindsOption = None,
         store: StorePath = None,
     ) -> None:
         """Score which literal details summaries keep: every summary of a run (kept in the store
         for `replay report`), the real compactions of sessions you bring, or a whole corpus."""
-        limits = Limits(max_chars, per_kind)
         _need_corpus(corpus, {"--csv": csv_out, "--plot": plot, "--summarizer": summarizer,
-                              "--prompt": prompt, "--limit": limit})
+                              "--prompt": prompt, "--limit": limit, "--kinds": kinds})
+        limits = Limits(max_chars, per_kind, _kinds(kinds))
         if corpus is not None and summarizer is not None:
             raise typer.Exit(_artificial(corpus, limits, summarizer, prompt, limit,
                                          history_chars, store or default_store()))

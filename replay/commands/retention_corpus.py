@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from replay.commands.options import make_console
 from replay.core.errors import InputError
 from replay.corpus.manifest import read_manifest
 from replay.corpus.scoring import jobs, score_corpus
@@ -34,16 +35,18 @@ def check_outputs(paths: list[Path | None]) -> None:
 
 def score(folder: Path, limits: Limits, workers: int, out: Console) -> Tables:
     """Score the corpus (resuming from its kept records) and build the tables; one line per
-    unreadable file."""
+    unreadable file, on standard error (so that --json stays JSON)."""
+    notes = make_console(stderr=True)
     entries = read_manifest(folder)
     todo = jobs(folder, entries, limits)
     sessions = []
     columns = (TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=out, transient=True, disable=not out.is_terminal) as bar:
+    with Progress(*columns, console=notes, transient=True, disable=not notes.is_terminal) as bar:
         task = bar.add_task("scoring", total=len(todo))
         for job, record in score_corpus(todo, limits, workers, lambda: bar.advance(task)):
             if "error" in record:
-                out.print(f"[yellow]unreadable[/] {escape(record['error'])}", highlight=False)
+                notes.print(f"[yellow]unreadable[/] {escape(record['error'])}",
+                            highlight=False)
             sessions.append(SessionRecord(job.entry.repository, job.entry.agent, record))
     return build(sessions, sum(1 for entry in entries if not entry.complete))
 

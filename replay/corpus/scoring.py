@@ -103,7 +103,7 @@ def jobs(folder: Path, entries: Sequence[CorpusEntry], limits: Limits) -> list[J
         if not path.is_file():
             raise InputError(f"{path}: named in corpus.toml but missing")
         key = hashlib.sha256(f"{entry.file}|{entry.size}|{limits.max_chars}|"
-                             f"{limits.per_kind}".encode()).hexdigest()[:24]
+                             f"{limits.per_kind}|{','.join(limits.kinds)}".encode()).hexdigest()[:24]
         found.append(Job(entry, path, cache / f"{key}.json"))
     return found
 
