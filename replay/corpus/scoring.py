@@ -4,14 +4,17 @@ Each session is scored in a worker process (`score_file`) into a small JSON reco
 compaction its position, trigger, whether the user gave summary instructions (Claude Code's
 `/compact` with arguments), the production-chain score and its reference size, the
 recurring-detail score, and the recurring score of `anchor_index` cut to the summary's size.
-Records are kept under `<corpus>/.scores/` named by the file's digest and the limits, so a run
-stopped half-way resumes where it was; an unreadable file is a record with its reason.
+Records are kept under `<corpus>/.scores/` named by the file, the limits and a digest of the
+scoring code, so a run stopped half-way resumes where it was and a record of older code is not
+reused; an unreadable file is a record with its reason.
 A session the manifest marks incomplete is not scored: it is counted apart.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib
 import json
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -28,6 +31,12 @@ from replay.measures.retention import Limits
 from replay.measures.session_files import READERS, detect_format, read_records
 
 CACHE = ".scores"
+_SCORING_MODULES = (
+    "replay.corpus.scoring", "replay.measures.chains", "replay.measures.retention",
+    "replay.measures.details", "replay.measures.matching", "replay.measures.noise",
+    "replay.measures.secrets", "replay.measures.baseline", "replay.measures.sessions",
+    "replay.measures.claude_code", "replay.measures.codex", "replay.measures.session_files",
+    "replay.compaction.mechanical", "replay.compaction.anchors")
 _ARGS = re.compile(r"<command-name>/compact</command-name>.*?<command-args>(.*?)</command-args>",
                    re.DOTALL)
 
@@ -103,9 +112,21 @@ def jobs(folder: Path, entries: Sequence[CorpusEntry], limits: Limits) -> list[J
         if not path.is_file():
             raise InputError(f"{path}: named in corpus.toml but missing")
         key = hashlib.sha256(f"{entry.file}|{entry.size}|{limits.max_chars}|"
-                             f"{limits.per_kind}|{','.join(limits.kinds)}".encode()).hexdigest()[:24]
+                             f"{limits.per_kind}|{','.join(limits.kinds)}|{code_digest()}"
+                             .encode()).hexdigest()[:24]
         found.append(Job(entry, path, cache / f"{key}.json"))
     return found
+
+
+@functools.cache
+def code_digest() -> str:
+    """A digest of the scoring code (the session readers, the extraction and the scores): a
+    record kept by other code is not reused."""
+    digest = hashlib.sha256()
+    for name in _SCORING_MODULES:
+        module = importlib.import_module(name)
+        digest.update(Path(str(module.__file__)).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def _score_job(job: Job, limits: Limits) -> dict[str, Any]:
