@@ -39,7 +39,7 @@ def score(folder: Path, limits: Limits, workers: int, out: Console) -> Tables:
     notes = make_console(stderr=True)
     entries = read_manifest(folder)
     todo = jobs(folder, entries, limits)
-    sessions = []
+    sessions: list[tuple[str, SessionRecord]] = []
     columns = (TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=notes, transient=True, disable=not notes.is_terminal) as bar:
         task = bar.add_task("scoring", total=len(todo))
@@ -47,8 +47,11 @@ def score(folder: Path, limits: Limits, workers: int, out: Console) -> Tables:
             if "error" in record:
                 notes.print(f"[yellow]unreadable[/] {escape(record['error'])}",
                             highlight=False)
-            sessions.append(SessionRecord(job.entry.repository, job.entry.agent, record))
-    return build(sessions, sum(1 for entry in entries if not entry.complete))
+            sessions.append((job.entry.file, SessionRecord(job.entry.repository, job.entry.agent,
+                                                           record)))
+    sessions.sort(key=lambda pair: pair[0])  # the order of the files, whatever finished first
+    return build([session for _, session in sessions],
+                 sum(1 for entry in entries if not entry.complete))
 
 
 def _value(row: Row) -> str:
