@@ -131,7 +131,15 @@ def test_bad_input_is_one_line_and_writes_nothing(checkpoints: Path, tmp_path: P
                                str(tmp_path / "taken")), f"{tmp_path / 'taken'}: already exists")
     one_line_exit_2(run_replay("sessions", "collect", str(checkpoints), "--out",
                                str(tmp_path / "no" / "x")), f"{tmp_path / 'no' / 'x'}: its folder")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain", "taken"]
+    broken = tmp_path / "broken"
+    _git(tmp_path, "init", "-q", "-b", "entire/checkpoints/v1", str(broken))
+    (broken / "ab" / "1234567890" / "0").mkdir(parents=True)
+    (broken / "ab" / "1234567890" / "0" / "metadata.json").write_text("{not json")
+    _git(broken, "add", ".")
+    _git(broken, "commit", "-q", "-m", "broken")
+    one_line_exit_2(run_replay("sessions", "collect", str(broken), "--out", str(tmp_path / "c")),
+                    "broken: ab/1234567890/0/metadata.json is not JSON")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "plain", "taken"]
 
 
 def test_redaction_catches_planted_values_and_counts_scored_ones() -> None:

@@ -9,6 +9,7 @@ anything is written; the corpus is written into `<out>.partial` and moved to `<o
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -41,7 +42,7 @@ def check_out(out: Path) -> None:
     parent = out.resolve().parent
     if not parent.is_dir():
         raise InputError(f"{out}: its folder {parent} does not exist")
-    if not shutil.os.access(parent, shutil.os.W_OK):  # type: ignore[attr-defined]
+    if not os.access(parent, os.W_OK):
         raise InputError(f"{out}: its folder {parent} is not writable")
 
 
@@ -85,16 +86,25 @@ def collect(sources: Sequence[str], out: Path,
     with ExitStack() as stack:
         repositories = [_open(source, stack) for source in sources]
         partial.mkdir()
-        for repository in repositories:
-            licence = repository.licence()
-            sessions = repository.sessions()
-            progress(f"{repository.name}: {len(sessions)} session(s) at {repository.commit[:12]}")
-            for session in sessions:
-                repository.join(session)
-                result.entries.append(_write(repository, licence, session, partial, result))
+        try:
+            for repository in repositories:
+                _collect_one(repository, partial, result, progress)
+        except BaseException:
+            shutil.rmtree(partial, ignore_errors=True)  # nothing half-written stays
+            raise
     write_manifest(partial, result.entries, dict(result.redacted), dict(result.scored))
     partial.rename(out)
     return result
+
+
+def _collect_one(repository: Repository, folder: Path, result: Collected,
+                 progress: Callable[[str], None]) -> None:
+    licence = repository.licence()
+    sessions = repository.sessions()
+    progress(f"{repository.name}: {len(sessions)} session(s) at {repository.commit[:12]}")
+    for session in sessions:
+        repository.join(session)
+        result.entries.append(_write(repository, licence, session, folder, result))
 
 
 def _write(repository: Repository, licence: str, session: CheckpointSession, folder: Path,
