@@ -168,6 +168,8 @@ def test_retention_scores_the_corpus_and_resumes(corpus: Path, tmp_path: Path) -
     again = run_replay("retention", "--corpus", str(corpus), "--json")
     data = json.loads(again.stdout)
     assert data["incomplete"] == 1 and data["sessions"] == 2
+    future = next(r for r in data["rows"] if r["label"] == "with at least one future detail")
+    assert (future["value"], future["n"]) == (6, 6)  # Codex's remote compactions count too
     assert [r["n"] for r in data["rows"] if r["label"] == "boundary 1"] == [int(first["n"])]
     one_line_exit_2(run_replay("retention", "--corpus", str(tmp_path)),
                     f"{tmp_path}: no corpus.toml")

@@ -19,16 +19,17 @@ import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from replay.core.errors import InputError
 from replay.corpus.manifest import CorpusEntry
 from replay.measures.baseline import BUDGETED
-from replay.measures.chains import score_session
+from replay.measures.chains import CompactionScore, score_session
 from replay.measures.retention import Limits
 from replay.measures.session_files import READERS, detect_format, read_records
+from replay.measures.sessions import Session
 
 CACHE = ".scores"
 _SCORING_MODULES = (
@@ -83,6 +84,7 @@ def score_file(path: Path, limits: Limits) -> dict[str, Any]:
         return {"error": str(exc)}
     scored = score_session(session, limits, baseline=True)
     instructed = instructed_boundaries(records) if session.format == "claude-code" else []
+    future_sizes = _future_sizes(session, limits, scored.compactions)
     compactions = []
     for index, compaction in enumerate(scored.compactions):
         anchor = next((m for m in compaction.baseline if m.name == BUDGETED), None)
@@ -91,7 +93,7 @@ def score_file(path: Path, limits: Limits) -> dict[str, Any]:
             "instructed": instructed[index] if index < len(instructed) else None,
             "summary_chars": compaction.summary_chars,
             "production": _share(compaction.future),
-            "future_size": compaction.future.size if compaction.future else 0,
+            "future_size": future_sizes[index],
             "recurring": _share(compaction.recurring),
             "recurring_size": compaction.recurring.size if compaction.recurring else 0,
             "anchor_recurring": _share(anchor.recurring) if anchor else None,
@@ -99,6 +101,18 @@ def score_file(path: Path, limits: Limits) -> dict[str, Any]:
             "summarised": bool(compaction.future is not None)})
     return {"format": session.format, "completeness": scored.completeness,
             "pairs": scored.pairs, "kept": scored.kept, "compactions": compactions}
+
+
+def _future_sizes(session: Session, limits: Limits, scored: list[CompactionScore]) -> list[int]:
+    """Each boundary's future-reference size; a boundary without summary text (a remote
+    compaction) gets its own, from a copy of the session whose empty summaries are a space
+    (only the size is taken from that copy: no score of it is kept)."""
+    if all(c.future is not None for c in scored):
+        return [c.future.size if c.future else 0 for c in scored]
+    filled = replace(session, compactions=[replace(c, summary=c.summary or " ")
+                                           for c in session.compactions])
+    return [c.future.size if c.future else 0
+            for c in score_session(filled, limits).compactions]
 
 
 def jobs(folder: Path, entries: Sequence[CorpusEntry], limits: Limits) -> list[Job]:
