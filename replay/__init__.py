@@ -30,6 +30,8 @@ The packages follow the protocol in the order data flows; each imports only from
     sweep/                 9. plans of cells, driving them on workers (threads) or Ray (and what
                               a remote worker sends back), labels, confirmation (step 8), progress
     measures/             10. retention scores and fact probes over stored artifacts
+    corpus/               a corpus of real sessions from checkpoint branches (`replay sessions
+                              collect`) and the study's retention tables on it
     report/               11. tables, exports and the heatmap of a run; the web view (`web/`)
     api/                   the public Python API: every job of the command as a function with
                               typed parameters and records (validate, collect, import, one

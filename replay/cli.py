@@ -22,7 +22,7 @@ from replay.core.names import has_control, shown
 from replay.core.paths import checked_home, environments_dir
 
 COMMANDS = ("validate", "cell", "models", "prompts", "collect", "importer", "clean", "sweep",
-            "confirm", "retention", "view", "probe", "recipes", "study")
+            "confirm", "retention", "view", "probe", "recipes", "study", "sessions")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Measure what context compaction costs coding agents.")

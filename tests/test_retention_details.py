@@ -218,3 +218,11 @@ def test_the_one_pass_scan_finds_what_a_naive_scan_finds() -> None:
     found = find_details(text)
     for kind, values in naive_scan(text).items():
         assert values <= set(found.values[kind]), kind
+
+
+def test_a_path_of_grep_context_lines_loses_its_line_suffix() -> None:
+    text = ("/work/cli/strategy/temporary.go-443- x cmd/a/hooks.go-1018- y /a/b/t.go-447-/ "
+            "and docs/v-2-/notes.md plus cmd/entire/cli/a.go")
+    assert set(find_details(text).values["path"]) == {
+        "/work/cli/strategy/temporary.go", "cmd/a/hooks.go", "/a/b/t.go", "docs/v-2-/notes.md",
+        "cmd/entire/cli/a.go"}

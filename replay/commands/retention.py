@@ -24,10 +24,33 @@ from replay.core.names import shown
 from replay.core.paths import default_store
 from replay.measures.baseline import per_thousand
 from replay.measures.chains import ChainReport
+from replay.measures.details import KINDS
 from replay.measures.disorder import validation_status, validation_status_text
-from replay.measures.retention import MAX_CHARS, PER_KIND, Limits, Score
+from replay.measures.retention import MAX_CHARS, PER_KIND, SCORED_KINDS, Limits, Score
 from replay.measures.session_files import FORMATS
 from replay.measures.statistics import BOOTSTRAP_NOTE, bootstrap_mean, rate_text
+
+CorpusDir = Annotated[Path | None, typer.Option(
+    "--corpus", help="Score every complete session of a folder `replay sessions collect` wrote, "
+                     "and print the study's tables beside its figures.")]
+CsvOut = Annotated[Path | None, typer.Option(
+    "--csv", help="With --corpus: also write the tables as CSV.")]
+PlotOut = Annotated[Path | None, typer.Option(
+    "--plot", help="With --corpus: also write a PNG of retention by position.")]
+Workers = Annotated[int, typer.Option(min=1, help="With --corpus: sessions scored at once.")]
+SummarizerOption = Annotated[str | None, typer.Option(
+    "--summarizer", help="With --corpus: a model (alias or ad-hoc spec) that writes a summary "
+                         "at an artificial boundary of each drawn session, with --prompt.")]
+PromptOption = Annotated[str | None, typer.Option(
+    "--prompt", help="With --summarizer: the production prompt (`replay prompts list`).")]
+LimitOption = Annotated[int | None, typer.Option(
+    min=1, help="With --summarizer: sessions drawn (seeded).")]
+KindsOption = Annotated[str | None, typer.Option(
+    "--kinds", help="With --corpus: the detail types scored, comma-separated (default: "
+                    f"{','.join(SCORED_KINDS)}).")]
+HistoryChars = Annotated[int, typer.Option(
+    min=1000, help="With --summarizer: serialized characters of history the model is handed "
+                   "(the last ones).")]
 
 
 def percent(value: float | None) -> str:
@@ -164,6 +187,61 @@ def _report_json(report: ChainReport) -> dict[str, Any]:
     }
 
 
+def _corpus(folder: Path, limits: Limits, workers: int, as_json: bool, csv_out: Path | None,
+            plot: Path | None) -> int:
+    from replay.commands import retention_corpus as corpus
+
+    corpus.check_outputs([csv_out, plot])
+    if not (folder / "corpus.toml").is_file():
+        raise InputError(f"{folder}: no corpus.toml (collect one with `replay sessions collect`)")
+    tables = corpus.score(folder, limits, workers, console)
+    if as_json:
+        console.print_json(json.dumps({"rows": [asdict(row) for row in tables.rows],
+                                       "sessions": tables.sessions,
+                                       "incomplete": tables.incomplete,
+                                       "unreadable": tables.unreadable,
+                                       "removed": tables.removed}))
+    else:
+        corpus.print_tables(tables, console)
+    if csv_out is not None:
+        corpus.write_csv(tables, csv_out)
+    if plot is not None:
+        corpus.write_plot(tables, plot)
+    return 0
+
+
+def _kinds(text: str | None) -> tuple[str, ...]:
+    """The detail types `--kinds` names (default: the scored ones); bad input for another."""
+    if text is None:
+        return SCORED_KINDS
+    named = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    unknown = [kind for kind in named if kind not in KINDS]
+    if unknown or not named:
+        raise InputError(f"--kinds: unknown detail type {unknown[0] if unknown else text!r}; "
+                         f"use {', '.join(KINDS)}")
+    return named
+
+
+def _need_corpus(corpus: Path | None, given: dict[str, object]) -> None:
+    """Bad input when an option of --corpus is given without it."""
+    named = [name for name, value in given.items() if value is not None]
+    if corpus is None and named:
+        raise InputError(f"{named[0]} needs --corpus")
+
+
+def _artificial(folder: Path, limits: Limits, summarizer: str, prompt: str | None,
+                limit: int | None, history_chars: int, store: Path) -> int:
+    from replay.commands import retention_corpus as corpus
+
+    if not prompt:
+        raise InputError("--summarizer needs --prompt (a production prompt: `replay prompts "
+                         "list`)")
+    if not (folder / "corpus.toml").is_file():
+        raise InputError(f"{folder}: no corpus.toml (collect one with `replay sessions collect`)")
+    corpus.artificial(folder, limits, summarizer, prompt, limit, history_chars, store, console)
+    return 0
+
+
 def register(app: typer.Typer) -> None:
     """Add `replay retention` to the command line."""
 
@@ -192,11 +270,27 @@ def register(app: typer.Typer) -> None:
         literal: Annotated[bool, typer.Option(
             "--literal", help="Match paths only as written (the study's strict rule), not in "
                               "their forms (relative, absolute, unique suffix).")] = False,
+        corpus: CorpusDir = None,
+        csv_out: CsvOut = None,
+        plot: PlotOut = None,
+        workers: Workers = 2,
+        summarizer: SummarizerOption = None,
+        prompt: PromptOption = None,
+        limit: LimitOption = None,
+        history_chars: HistoryChars = 24_000,
+        kinds: KindsOption = None,
         store: StorePath = None,
     ) -> None:
         """Score which literal details summaries keep: every summary of a run (kept in the store
-        for `replay report`), or the real compactions of sessions you bring."""
-        limits = Limits(max_chars, per_kind)
+        for `replay report`), the real compactions of sessions you bring, or a whole corpus."""
+        _need_corpus(corpus, {"--csv": csv_out, "--plot": plot, "--summarizer": summarizer,
+                              "--prompt": prompt, "--limit": limit, "--kinds": kinds})
+        limits = Limits(max_chars, per_kind, _kinds(kinds))
+        if corpus is not None and summarizer is not None:
+            raise typer.Exit(_artificial(corpus, limits, summarizer, prompt, limit,
+                                         history_chars, store or default_store()))
+        if corpus is not None:
+            raise typer.Exit(_corpus(corpus, limits, workers, as_json, csv_out, plot))
         if sessions:
             if not targets:
                 raise InputError("--sessions needs at least one session file or folder")

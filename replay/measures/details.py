@@ -264,7 +264,8 @@ def _single_name(token: str, core: str) -> str | None:
 def _detail(kind: str, value: str) -> tuple[str, str] | None:
     """The detail a pattern's match stands for (None: none): a name that is a host, a keyword,
     a dotted name with a one-letter part or an error type is no identifier; URLs, paths and
-    test ids lose the punctuation that ends a sentence."""
+    test ids lose the punctuation that ends a sentence, and a path the `-LINE-` grep's context
+    lines add to it."""
     if kind == "identifier":
         if ("." in value or "localhost" in value) and _HOST_NAME.fullmatch(value):
             return None  # `github.com`, `entire.io`: a host or module prefix, not a name in code
@@ -275,11 +276,15 @@ def _detail(kind: str, value: str) -> tuple[str, str] | None:
     if kind == "url":
         return kind, value.rstrip(TRAILING)  # its host is part of it, not a second detail
     if kind == "path":
-        value = value.rstrip(TRAILING)
+        value = _GREP_CONTEXT.sub(r"\1", value.rstrip(TRAILING))
         return (kind, value) if _is_path(value) else None
     if kind == "test_id":
         return kind, _balanced(value.rstrip(TRAILING.replace("]", "")))
     return kind, value
+
+
+# grep's context lines (`-A`, `-B`, `-C`) glue `-LINE-` to the file's name: `strategy.go-103-`
+_GREP_CONTEXT = re.compile(r"(\.[A-Za-z0-9]{1,10})-\d+-/?$")
 
 
 def _balanced(value: str) -> str:
