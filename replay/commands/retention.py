@@ -15,11 +15,12 @@ from rich.table import Table
 from rich.text import Text
 
 from replay import api
-from replay.commands.inputs import PathKind, check_path
+from replay.commands.inputs import PathKind, check_path, path_option
 from replay.commands.options import StorePath, console
 from replay.core.errors import InputError
 from replay.core.input_paths import kind
 from replay.core.limits import MAX_CHARS as MAX_READ_CHARS
+from replay.core.limits import MAX_COUNT, MAX_WORKERS
 from replay.core.names import shown
 from replay.core.paths import default_store
 from replay.measures.baseline import per_thousand
@@ -30,26 +31,31 @@ from replay.measures.retention import MAX_CHARS, PER_KIND, SCORED_KINDS, Limits,
 from replay.measures.session_files import FORMATS
 from replay.measures.statistics import BOOTSTRAP_NOTE, bootstrap_mean, rate_text
 
-CorpusDir = Annotated[Path | None, typer.Option(
-    "--corpus", help="Score every complete session of a folder `replay sessions collect` wrote, "
-                     "and print the study's tables beside its figures.")]
-CsvOut = Annotated[Path | None, typer.Option(
-    "--csv", help="With --corpus: also write the tables as CSV.")]
-PlotOut = Annotated[Path | None, typer.Option(
-    "--plot", help="With --corpus: also write a PNG of retention by position.")]
-Workers = Annotated[int, typer.Option(min=1, help="With --corpus: sessions scored at once.")]
+CorpusDir = Annotated[Path | None, path_option(
+    PathKind.FOLDER, "--corpus",
+    help="Score every complete session of a folder `replay sessions collect` wrote, "
+         "and print the study's tables beside its figures.")]
+CsvOut = Annotated[Path | None, path_option(
+    PathKind.OUTPUT_FILE, "--csv",
+    help="With --corpus: also write the tables as CSV.")]
+PlotOut = Annotated[Path | None, path_option(
+    PathKind.OUTPUT_FILE, "--plot",
+    help="With --corpus: also write a PNG of retention by position.")]
+Workers = Annotated[int, typer.Option(
+    min=1, max=MAX_WORKERS, help="With --corpus: sessions scored at once.")]
 SummarizerOption = Annotated[str | None, typer.Option(
     "--summarizer", help="With --corpus: a model (alias or ad-hoc spec) that writes a summary "
                          "at an artificial boundary of each drawn session, with --prompt.")]
 PromptOption = Annotated[str | None, typer.Option(
     "--prompt", help="With --summarizer: the production prompt (`replay prompts list`).")]
 LimitOption = Annotated[int | None, typer.Option(
-    min=1, help="With --summarizer: sessions drawn (seeded).")]
+    min=1, max=MAX_COUNT, help="With --summarizer: sessions drawn (seeded).")]
 KindsOption = Annotated[str | None, typer.Option(
     "--kinds", help="With --corpus: the detail types scored, comma-separated (default: "
                     f"{','.join(SCORED_KINDS)}).")]
 HistoryChars = Annotated[int, typer.Option(
-    min=1000, help="With --summarizer: serialized characters of history the model is handed "
+    min=1000, max=MAX_READ_CHARS,
+    help="With --summarizer: serialized characters of history the model is handed "
                    "(the last ones).")]
 
 

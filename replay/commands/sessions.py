@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from replay.commands.inputs import PathKind, path_option
 from replay.commands.options import console
 from replay.corpus.collect import check_out, collect
 
@@ -24,9 +25,10 @@ def register(app: typer.Typer) -> None:
             metavar="REPO_OR_URL...",
             help="Git repositories (a clone, a bare mirror, or a git URL) whose "
                  "entire/checkpoints/v1 branch holds session transcripts.")],
-        out: Annotated[Path, typer.Option(
-            "--out", help="A new folder for the corpus: one redacted file per session, "
-                          "corpus.toml and PROVENANCE.tsv.")],
+        out: Annotated[Path, path_option(
+            PathKind.OUTPUT_FOLDER, "--out",
+            help="A new folder for the corpus: one redacted file per session, "
+                 "corpus.toml and PROVENANCE.tsv.")],
     ) -> None:
         """Collect one redacted file per session from repositories' checkpoint branches."""
         check_out(out)
