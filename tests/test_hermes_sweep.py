@@ -25,8 +25,8 @@ from agent_scripts import fixing_turns
 from conftest import run_replay
 from sweep_scripts import fixture_prompts
 
-SUITE = "hermes-panel"
-PAYMENT = "hermes-panel__payment-1"
+SUITE = "reme"
+PAYMENT = "reme__payment-1"
 LONG_BODY = "## Critical Context\n" + " ".join(["word"] * 400)  # 404 token pieces
 
 
