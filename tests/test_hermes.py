@@ -33,7 +33,7 @@ def panel_history() -> History:
 def reply(words: int) -> dict[str, str]:
     """A reply of `words` five-character words (6 characters a word with its space), with the
     native prefix Hermes puts before a body, a think block and a secret."""
-    body = " ".join(["fact1"] * words)
+    body = " ".join(["facts"] * words)
     return {"content": f"<think>draft</think>{hermes_prefix()}\n"
                        f"## Critical Context\n{body} {SECRET}"}
 
@@ -56,7 +56,7 @@ def test_h_fits_on_the_first_attempt_prefix_stripped_and_carried_like_s() -> Non
     assert (summary.details["allowance"], summary.details["evidence_tokens"]) == (
         frozen.allowance, frozen.evidence_tokens) and frozen.allowance == 256
     assert summary.details["valid"] is True and len(summary.details["attempts"]) == 1
-    assert summary.text.startswith("Summary:\n## Critical Context\nfact1")
+    assert summary.text.startswith("Summary:\n## Critical Context\nfacts")
     assert hermes_prefix() not in summary.text and "<think>" not in summary.text
     assert SECRET not in summary.text and "[REDACTED]" in summary.text
     sent = model.requests[0]
@@ -71,9 +71,9 @@ def test_h_fits_on_the_first_attempt_prefix_stripped_and_carried_like_s() -> Non
 def test_h_shrinks_its_target_three_times_then_is_invalid() -> None:
     model, summary = run_h(reply(400), reply(300), reply(260), reply(5))
     assert summary.details["valid"] is False and summary.invalid == (
-        "hermes-h: 267 tokens after 3 attempts, over the allowance of 256")
-    # token pieces: `## Critical Context` 4, the words, `[REDACTED]` 3
-    assert [a["tokens"] for a in summary.details["attempts"]] == [407, 307, 267]
+        "hermes-h: 270 tokens after 3 attempts, over the allowance of 256")
+    # Qwen tokens: `## Critical Context` and its line break 4, the words 1 each, ` [REDACTED]` 6
+    assert [a["tokens"] for a in summary.details["attempts"]] == [410, 310, 270]
     fused = summarize(panel_history().messages, parse_summarizer("m:hermes-h+top:2"), PROMPT,
                       ScriptedModel(Script([reply(400), reply(300), reply(260),
                                             {"content": '{"scores": {"1": 9}}'}])))
@@ -97,7 +97,7 @@ def test_a_later_attempt_that_fits_is_kept() -> None:
 
 def test_the_budget_rules() -> None:
     code = hermes.load_code(PROMPT)
-    for name, allowed in (("build-token", 83), ("three-files", 64)):
+    for name, allowed in (("build-token", 195), ("three-files", 64)):
         history = load_history_file(instances_dir() / "reme" / f"reme__{name}-1"
                                     / "history.json").messages
         frozen = budget(history, evidence_units(history))  # the same as S's, in token pieces

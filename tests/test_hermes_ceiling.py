@@ -30,17 +30,16 @@ def test_the_ceiling_of_three_files_counted_by_hand() -> None:
     roles = [m["role"] for m in history.messages]
     assert roles == ["system", "user", "assistant", "tool"]
     ceiling = task_ceiling(history, probes)
-    # Token pieces (word runs and single punctuation marks), counted on the history's messages:
-    # the system prompt 155 and the study's query 124 are the protected prompts with the probe
-    # message (103); the one unit, `[output 1: read_file /testbed/README.md]` (12) over
-    # `     1<TAB>workspace for the three-file task` (8), is 20, so 20% of the evidence is 4,
-    # clamped to 64.
+    # Qwen tokens, counted on the history's messages: the system prompt 159 and the study's
+    # query 117 are the protected prompts with the probe message (96); the one unit,
+    # `[output 1: read_file /testbed/README.md]` over `     1<TAB>workspace for the three-file
+    # task`, is 24 rendered, so 20% of the evidence is 4, clamped to 64.
     assert (ceiling.prompt_tokens, ceiling.probe_tokens, ceiling.allowance,
-            ceiling.largest_tokens, ceiling.reserve, ceiling.framing) == (279, 103, 64, 20, 64, 32)
-    assert ceiling.base == 279 + 103 + 64 + 20 + 64 + 32 == 562
-    # Full: 155 + 124, the assistant's remark "Let me read the workspace's README." (9), its
-    # call's arguments {"path": "/testbed/README.md"} (14) and the output (8), then the probe.
-    assert ceiling.full_tokens == 155 + 124 + 9 + 14 + 8 + 103 == 413
+            ceiling.largest_tokens, ceiling.reserve, ceiling.framing) == (276, 96, 64, 24, 64, 32)
+    assert ceiling.base == 276 + 96 + 64 + 24 + 64 + 32 == 556
+    # Full: 159 + 117, the assistant's remark "Let me read the workspace's README." (8), its
+    # call's arguments {"path": "/testbed/README.md"} (10) and the output (10), then the probe.
+    assert ceiling.full_tokens == 159 + 117 + 8 + 10 + 10 + 96 == 400
 
 
 def context(instance: Instance, history: History, method: str, text: str,
@@ -63,14 +62,14 @@ def test_s_enlarges_the_ceiling_and_an_h_not_shorter_than_full_scores_zero() -> 
                        {instance.instance_id: probes})
     ceiling = ceilings[instance.instance_id]
     full, s_long, s_short, h_ok, h_long, fused = contexts
-    assert ceiling.base == 2111 and ceiling.full_tokens == 1788 == full.length["input_tokens"]
+    assert ceiling.base == 3116 and ceiling.full_tokens == 2769 == full.length["input_tokens"]
     assert s_long.length["input_tokens"] == ceiling.enlarged == ceiling.tokens > ceiling.base
     assert s_long.length["within_ceiling"] and not s_long.length["shorter_than_full"]
     assert s_short.length["shorter_than_full"] and h_ok.length["shorter_than_full"]
     assert h_ok.messages is not None and h_ok.error is None
     assert h_long.messages is None and h_long.error == (
         f"summary: invalid: m:hermes-h: its complete input, {h_long.length['input_tokens']} "
-        "tokens, is not shorter than Full's 1788")
+        "tokens, is not shorter than Full's 2769")
     assert fused.messages is not None  # a fused arm is counted, never failed by the rule
     counts = {(s.method, s.cohort): (s.contexts, s.shorter, s.within_ceiling)
               for s in shrinkage(contexts, {instance.instance_id: "primary"})}

@@ -14,8 +14,8 @@ Two settings (`Setting`):
 - `hermes`: Hermes' own budget (20% of the serialized turns' tokens, at least its 2,000-token
   floor), one call, no length check.
 - `hermes-h`: the study's budgeted H. The allowance is the same as S's for the task, frozen: 20%
-  of the rendered evidence tokens clamped to 64-256 (`replay.compaction.fusion.budget`, in token
-  pieces, which also measure the body); each of at most three attempts asks for a target reduced
+  of the rendered evidence tokens clamped to 64-256 (`replay.compaction.fusion.budget`, in Qwen
+  tokens, which also measure the body); each of at most three attempts asks for a target reduced
   by 0.8 from the last (the first asks for the allowance) with a total word limit of 35% of that
   target (at least 18 words) that lets nonessential sections go; the reply's native prefix is
   stripped with Hermes' helper, and a body longer than the allowance is asked again, without
@@ -66,7 +66,7 @@ class HermesCodeError(InputError):
 class Setting:
     """How H is budgeted: Hermes' own budget (20% of the serialized turns' tokens, characters /
     4, at least its floor; the length unchecked), or `frozen`: S's frozen allowance of the task
-    in token pieces, the body checked against it; then the word share, attempts and shrink of
+    in Qwen tokens, the body checked against it; then the word share, attempts and shrink of
     the length check."""
 
     name: str
@@ -164,7 +164,7 @@ def allowance(history: list[Message], chosen: Setting, code: HermesCode) -> tupl
 
 
 def measure(chosen: Setting) -> Callable[[str], int]:
-    """How a body's tokens are counted: token pieces against S's allowance, else Hermes'
+    """How a body's tokens are counted: Qwen tokens against S's allowance, else Hermes'
     estimate."""
     return count_tokens if chosen.frozen else tokens
 

@@ -2,7 +2,7 @@
 shrinkage against Full, and the input rules a valid H must also meet.
 
 - **Complete input**: every message the answering model is sent for a probe, the context's
-  messages and the probe's own message, in token pieces (`fusion.count_tokens`, texts and call
+  messages and the probe's own message, in Qwen tokens (`fusion.count_tokens`, texts and call
   arguments); a task with several probes counts its longest. Lengths are reported as they
   are, never padded or cut to be equal.
 - **The ceiling of a task**: its protected prompts (the history's system and task messages, and
