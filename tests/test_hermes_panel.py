@@ -10,6 +10,7 @@ from pathlib import Path
 
 from hermes_scripts import save_hermes
 
+from replay.measures.probes.ceiling import task_ceiling
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 
@@ -18,9 +19,6 @@ from probe_scripts import DROPPED, judge_scripts, models_file, panel, reader_scr
 from sweep_scripts import fixture_prompts
 
 SUITE = "reme"
-ORDER = ["payment", "backup", "refactor", "three-files", "active-config", "checkout-504",
-         "dependency-version", "retry-backoff", "server-error", "meeting-notes", "targeted-edit",
-         "build-token", "package-versions", "checksum-anomaly"]
 H_BODY = ("## Historical Task Snapshot\nUser asked to find the facts.\n## Critical Context\n"
           "The agent read the workspace and has not written findings.py yet.")
 
@@ -32,6 +30,13 @@ def test_a_dry_run_prints_the_studys_counts() -> None:
     assert ("14 histories (10 control, 4 primary), 13 arms, 3 generation(s), 2 answer(s) per "
             "probe: 546 contexts, 1,092 answers") in done.stdout
     assert "arm 8: summ:hermes-h" in done.stdout and "arm 13: summ:hermes-h+top:5" in done.stdout
+    # every answer at most its context's bound: Full's complete input, else the task's ceiling;
+    # each S read once, each H up to three times, the one judge once, per generation and task
+    ceilings = [task_ceiling(history, probes) for _, history, probes in panel(SUITE)]
+    answers = sum(3 * 2 * (c.full_tokens + 12 * c.base) for c in ceilings)
+    summaries = sum((3 + 3 * 3 + 1) * c.full_tokens for c in ceilings)
+    assert (f"answers at most {answers:,} input tokens" in done.stdout
+            and f"summaries and judges about {summaries:,}" in done.stdout), done.stdout
 
 
 def test_the_13_arm_table_prints_and_its_counts_match_the_plan(tmp_path: Path) -> None:
