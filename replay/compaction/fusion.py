@@ -31,7 +31,8 @@ from replay.compaction import qwen_tokens
 from replay.compaction.transcript import call_arguments, call_name, message_text, tool_calls
 from replay.models.types import ChatRequest, ChatResponse, Message, Model
 
-FUSION_VERSION = 1  # part of a fused summary's identity: bump when rendering or budgets change
+FUSION_VERSION = 2  # part of a fused summary's identity: bump when rendering or budgets change
+# (2: budgets in Qwen tokens)
 ALLOWANCE_SHARE = 5  # the allowance is 1/5 (20%) of the rendered evidence tokens
 ALLOWANCE_RANGE = (64, 256)
 LARGEST_UNITS = 5
