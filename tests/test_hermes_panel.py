@@ -8,7 +8,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from hermes_scripts import save_hermes
+from hermes_scripts import NO_USER, save_hermes
 
 from replay.measures.probes.ceiling import task_ceiling
 from replay.models.scripted import ScriptedServer
@@ -19,8 +19,8 @@ from probe_scripts import DROPPED, judge_scripts, models_file, panel, reader_scr
 from sweep_scripts import fixture_prompts
 
 SUITE = "reme"
-H_BODY = ("## Historical Task Snapshot\nUser asked to find the facts.\n## Critical Context\n"
-          "The agent read the workspace and has not written findings.py yet.")
+H_BODY = NO_USER + ("## Critical Context\nThe agent read the workspace and has not written "
+                     "findings.py yet.")
 
 
 def test_a_dry_run_prints_the_studys_counts() -> None:
@@ -93,7 +93,7 @@ def test_an_h_over_its_allowance_scores_zero_with_no_fallback(tmp_path: Path) ->
     items = [item for item in panel(SUITE) if item[0].instance_id == "reme__payment-1"]
     catalogue = fixture_prompts(tmp_path)
     save_hermes(catalogue)
-    long_body = "## Critical Context\n" + " ".join(["word"] * 400)  # 404 token pieces
+    long_body = NO_USER + "## Critical Context\n" + " ".join(["word"] * 400)
     scripts = [*reader_scripts(items), Script([{"content": long_body}], model="summ")]
     with ScriptedServer(*scripts) as server:
         env = models_file(tmp_path, server.base_url)
@@ -112,7 +112,7 @@ def test_an_h_over_its_allowance_scores_zero_with_no_fallback(tmp_path: Path) ->
     assert rows[("summ:hermes-h", "primary")]["accuracy"] == 0.0
     assert rows[("summ:hermes-h", "primary")]["failed"] == 1
     assert rows[("full", "primary")]["accuracy"] == 1.0
-    assert "summary: invalid: hermes-h: 404 tokens after 3 attempts, over the allowance of 256" \
+    assert "summary: invalid: hermes-h: 419 tokens after 3 attempts, over the allowance of 256" \
         in done.stdout
     assert "summ:hermes-h: 0/1 summaries within their allowance, 0/1 contexts valid" \
         in done.stdout

@@ -190,6 +190,7 @@ class Attempt:
     prompt: str
     body: str = ""
     tokens: int = 0  # the stripped body's, as the setting counts them
+    rejected: str | None = None  # why Hermes' own checks returned no summary
 
 
 def request_text(code: HermesCode, history: list[Message], target: int, words: int | None) -> str:
@@ -230,18 +231,24 @@ class Result:
     @property
     def valid(self) -> bool:
         """Whether the last body fits the allowance (any body, when the length is unchecked)."""
-        return bool(self.attempts) and (not self.checked
-                                        or self.attempts[-1].tokens <= self.allowance)
+        last = self.attempts[-1] if self.attempts else None
+        return last is not None and last.rejected is None and (
+            not self.checked or last.tokens <= self.allowance)
 
     def details(self, chosen: Setting) -> dict[str, Any]:
         """What a probe reports of H; `invalid` says why an H over its allowance scores zero."""
         found: dict[str, Any] = {
             "hermes": chosen.name, "evidence_tokens": self.evidence_tokens,
             "allowance": self.allowance, "valid": self.valid,
-            "attempts": [{"target": a.target, "words": a.words, "tokens": a.tokens}
+            "attempts": [{"target": a.target, "words": a.words, "tokens": a.tokens,
+                          **({"rejected": a.rejected} if a.rejected else {})}
                          for a in self.attempts]}
-        if not self.valid:
-            found["invalid"] = (f"{chosen.name}: {self.attempts[-1].tokens} tokens after "
+        last = self.attempts[-1]
+        if last.rejected is not None:
+            found["invalid"] = (f"{chosen.name}: Hermes returned no summary after "
+                                f"{len(self.attempts)} attempts: {last.rejected}")
+        elif not self.valid:
+            found["invalid"] = (f"{chosen.name}: {last.tokens} tokens after "
                                 f"{len(self.attempts)} attempts, over the allowance of "
                                 f"{self.allowance}")
         return found
