@@ -22,7 +22,7 @@ from typing import Any
 
 from replay.compaction import hermes
 from replay.compaction.fusion import budget, evidence_units
-from replay.core.errors import InputError
+from replay.core.errors import HarnessError, InputError
 from replay.core.paths import PROJECT_ROOT
 from replay.models.types import Message
 
@@ -67,13 +67,18 @@ def generate(turns: list[Message], focus: str, target: int, limit: str,
                           encoding="utf-8") as worker:
         assert worker.stdin is not None and worker.stdout is not None
         try:
-            return _converse(worker.stdin, worker.stdout, request, call)
+            found = _converse(worker.stdin, worker.stdout, request, call)
         finally:
             worker.kill()
+        if found is None:  # it ended without an answer: its last words say why
+            why = (worker.stderr.read() if worker.stderr else "").strip().splitlines()
+            raise HarnessError(f"Hermes' worker ended without an answer: "
+                               f"{why[-1] if why else 'no message'}")
+        return found
 
 
 def _converse(stdin: Any, stdout: Any, request: dict[str, Any],
-              call: Callable[[str], str]) -> Native:
+              call: Callable[[str], str]) -> Native | None:
     stdin.write(json.dumps(request) + "\n")
     stdin.flush()
     prompt = ""
@@ -84,7 +89,7 @@ def _converse(stdin: Any, stdout: Any, request: dict[str, Any],
         prompt = prompt or record["prompt"]
         stdin.write(json.dumps({"reply": call(record["prompt"])}) + "\n")
         stdin.flush()
-    raise RuntimeError("Hermes' worker ended without an answer")
+    return None
 
 
 def compact(history: list[Message], chosen: hermes.Setting,
