@@ -13,21 +13,22 @@ Hermes does. Nothing of that code is kept in this repository.
 Two settings (`Setting`):
 - `hermes`: Hermes' own budget (20% of the serialized turns' tokens, at least its 2,000-token
   floor), one call, no length check.
-- `hermes-h`: the study's budgeted H. The allowance is the same as S's for the task, frozen: 20%
-  of the rendered evidence tokens clamped to 64-256 (`replay.compaction.fusion.budget`, in Qwen
-  tokens, which also measure the body); each of at most three attempts asks for a target reduced
-  by 0.8 from the last (the first asks for the allowance) with a total word limit of 35% of that
-  target (at least 18 words) that lets nonessential sections go; the reply's native prefix is
-  stripped with Hermes' helper, and a body longer than the allowance is asked again, without
-  feedback. After the third, H is invalid (its details say why, `invalid`): it is the method's
-  own failure, kept as its summary, and scores zero (a POST fails with nothing continued, a
-  probe context fails); there is no fallback to the history.
-The native call sees the history without its system prompt and the original task as its focus
-topic. Deviations, said here so they are not mistaken for Hermes: the temporal-anchoring rule is
-left out (Hermes' own branch when the date does not resolve: prompts stay reproducible), no
-memory-provider context is given, Hermes' task grounding (`_ground_historical_task_snapshot`, which
-needs its conversation module) is not applied, and `<think>` blocks are stripped by replay's
-pattern (Hermes' helper lives in a module with heavy imports). The native setting's tokens are
+- `hermes-h`: the study's budgeted H, run by Hermes' real class in its own venv
+  (`replay.compaction.hermes_native`); this module gives it its budget and keeps its result. The
+  allowance is the same as S's for the task, frozen: 20% of the rendered evidence tokens clamped
+  to 64-256 (`replay.compaction.fusion.budget`, in Qwen tokens, which also measure the body);
+  each of at most three attempts asks for a target reduced by 0.8 from the last (the first asks
+  for the allowance) with a total word limit of 35% of that target (at least 18 words) that
+  lets nonessential sections go; a body longer than the allowance, or a reply Hermes' own
+  checks reject, is asked again, without feedback. After the third, H is invalid (its details
+  say why, `invalid`): it is the method's own failure, kept as its summary, and scores zero (a
+  POST fails with nothing continued, a probe context fails); there is no fallback.
+The native setting's call sees the history without its system prompt and the original task as
+its focus topic. Its deviations, said here so they are not mistaken for Hermes: the
+temporal-anchoring rule is left out (Hermes' own branch when the date does not resolve: prompts
+stay reproducible), no memory-provider context is given, Hermes' task grounding
+(`_ground_historical_task_snapshot`, which needs its conversation module) is not applied, and
+`<think>` blocks are stripped by replay's pattern (Hermes' helper lives in a module with heavy imports). The native setting's tokens are
 characters / 4, as Hermes estimates. The study's further validity rules (the per-task input
 ceiling, fewer input tokens than Full) are the probe's to check
 (`replay.measures.probes.ceiling`).
