@@ -28,10 +28,10 @@ its focus topic. Its deviations, said here so they are not mistaken for Hermes: 
 temporal-anchoring rule is left out (Hermes' own branch when the date does not resolve: prompts
 stay reproducible), no memory-provider context is given, Hermes' task grounding
 (`_ground_historical_task_snapshot`, which needs its conversation module) is not applied, and
-`<think>` blocks are stripped by replay's pattern (Hermes' helper lives in a module with heavy imports). The native setting's tokens are
-characters / 4, as Hermes estimates. The study's further validity rules (the per-task input
-ceiling, fewer input tokens than Full) are the probe's to check
-(`replay.measures.probes.ceiling`).
+`<think>` blocks are stripped by replay's pattern (Hermes' helper lives in a module with heavy
+imports). The native setting's tokens are characters / 4, as Hermes estimates. The study's
+further validity rules (the per-task input ceiling, fewer input tokens than Full) are the
+probe's to check (`replay.measures.probes.ceiling`).
 """
 
 from __future__ import annotations
