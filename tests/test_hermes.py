@@ -48,7 +48,7 @@ def test_the_budget_rules() -> None:
     for name, allowed in (("build-token", 195), ("three-files", 64)):
         history = load_history_file(instances_dir() / "reme" / f"reme__{name}-1"
                                     / "history.json").messages
-        frozen = budget(history, evidence_units(history))  # the same as S's, in token pieces
+        frozen = budget(history, evidence_units(history))  # the same as S's, in Qwen tokens
         assert hermes.allowance(history, hermes.STUDY, code) == (frozen.evidence_tokens,
                                                                   allowed)
     build = load_history_file(instances_dir() / "reme" / "reme__build-token-1"

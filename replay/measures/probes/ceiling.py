@@ -33,7 +33,7 @@ from replay.models.types import Message
 from replay.records.history import History
 
 SHRINKAGE_NOTE = ("strictly shorter than Full: contexts whose complete input (the context and "
-                  "the probe, in token pieces) has fewer tokens than Full's for the task (a "
+                  "the probe, in Qwen tokens) has fewer tokens than Full's for the task (a "
                   "failed context does not)")
 
 
@@ -63,7 +63,7 @@ class Ceiling:
 
 
 def probe_tokens(probes: ProbeSet) -> int:
-    """The longest probe message of a task, in token pieces."""
+    """The longest probe message of a task, in Qwen tokens."""
     return max(full_tokens([probe_message(probe)]) for probe in probes.probes)
 
 
