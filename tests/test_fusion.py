@@ -26,19 +26,21 @@ from replay.models.scripts import Script
 from conftest import make_client
 
 TASK = "Find why the nightly build breaks."
+WORDS = ["apple", "river", "stone", "cloud", "green", "table", "light"]
 
 
 def history(sizes: list[int], command: str = "c") -> list[dict]:
-    """System (2 tokens), task, one assistant call per unit, each answered by `size` words
-    `uN_k` (one token each); the unit header `[output N: bash c]` is 7 tokens."""
-    messages: list[dict] = [{"role": "system", "content": "s1 s2"},
+    """System (2 Qwen tokens), task, one assistant call per unit, each answered by `size` times
+    unit N's word (one Qwen token each: `apple apple` is `apple`, ` apple`); the unit header
+    `[output N: bash c]` is 8 tokens (its `]` and the line break after it are one)."""
+    messages: list[dict] = [{"role": "system", "content": "alpha beta"},
                             {"role": "user", "content": TASK}]
     for number, size in enumerate(sizes, start=1):
         call = {"id": f"call_{number}", "type": "function",
                 "function": {"name": "bash", "arguments": json.dumps({"command": command})}}
         messages.append({"role": "assistant", "content": f"SAID-{number}", "tool_calls": [call]})
         messages.append({"role": "tool", "tool_call_id": f"call_{number}",
-                         "content": " ".join(f"u{number}_{k}" for k in range(size))})
+                         "content": " ".join([WORDS[number - 1]] * size)})
     return messages
 
 
@@ -59,16 +61,16 @@ def fused(tmp_path: Path, messages: list[dict], names: list[str], scores: dict[i
 
 def test_budget_arithmetic() -> None:
     units = evidence_units(history([100, 200, 300, 400, 500, 600, 700]))
-    assert [unit.tokens for unit in units] == [107, 207, 307, 407, 507, 607, 707]
+    assert [unit.tokens for unit in units] == [108, 208, 308, 408, 508, 608, 708]
     found = budget(history([100, 200, 300, 400, 500, 600, 700]), units)
-    assert found.evidence_tokens == 2849
-    assert found.allowance == 256  # 20% is 569, clamped to 256
+    assert found.evidence_tokens == 2856
+    assert found.allowance == 256  # 20% is 571, clamped to 256
     assert found.prompt_tokens == 2 + count_tokens(TASK)
-    assert found.largest_tokens == 707 + 607 + 507 + 407 + 307
-    assert found.ceiling == found.prompt_tokens + 256 + 2535 + 64 + 32
+    assert found.largest_tokens == 708 + 608 + 508 + 408 + 308
+    assert found.ceiling == found.prompt_tokens + 256 + 2540 + 64 + 32
     small = history([10])
-    assert budget(small, evidence_units(small)).allowance == 64  # 20% of 17, clamped to 64
-    middle = history([593])  # 600 rendered tokens
+    assert budget(small, evidence_units(small)).allowance == 64  # 20% of 18, clamped to 64
+    middle = history([592])  # 600 rendered tokens
     assert budget(middle, evidence_units(middle)).allowance == 120
     assert count_tokens(SUMMARY_FRAME) + count_tokens(EVIDENCE_FRAME) <= FRAMING
 
@@ -90,7 +92,7 @@ def test_units_are_rendered_whole_and_in_source_order(tmp_path: Path) -> None:
     assert first in result.text and third in result.text
     assert result.text.index(first) < result.text.index(third)
     assert messages[5]["content"] not in result.text
-    assert result.details["unit_tokens"] == [47, 67]
+    assert result.details["unit_tokens"] == [48, 68]
 
 
 def test_fewer_units_than_n_keeps_them_all(tmp_path: Path) -> None:
@@ -109,7 +111,8 @@ def test_units_past_the_ceiling_are_skipped_whole_never_cut(tmp_path: Path) -> N
     assert sorted(kept + details["units_skipped_for_ceiling"]) == list(range(1, 8))
     assert details["fused_tokens"] + 64 <= details["ceiling"]
     for position in kept:
-        assert f"u{position}_{sizes[position - 1] - 1}" in result.text  # the last word is there
+        unit = " ".join([WORDS[position - 1]] * sizes[position - 1])
+        assert unit in result.text  # whole
 
 
 def test_the_summary_is_held_to_the_allowance(tmp_path: Path) -> None:
@@ -117,7 +120,7 @@ def test_the_summary_is_held_to_the_allowance(tmp_path: Path) -> None:
     (long,), _ = fused(tmp_path / "a", messages, ["1"], {1: 1}, summary="tail:500")
     assert long.details["summary_tokens"] > 64 == long.details["summary_kept_tokens"]
     (short,), _ = fused(tmp_path / "b", messages, ["1"], {1: 1}, summary="tail:30")
-    assert short.details["summary_tokens"] == short.details["summary_kept_tokens"] == 30
+    assert short.details["summary_tokens"] == short.details["summary_kept_tokens"] < 64
     assert long.details["fused_tokens"] == long.details["prompt_tokens"] + count_tokens(long.text)
     assert long.details["shorter_than_full"] == (long.details["fused_tokens"]
                                                  < long.details["full_tokens"])
@@ -128,8 +131,8 @@ def test_the_judge_sees_only_the_task_and_the_units(tmp_path: Path) -> None:
     _, server = fused(tmp_path, messages, ["1"], {1: 3, 2: 4})
     (request,) = server.requests
     text = json.dumps(request.body["messages"])
-    assert TASK in text and "u1_11" in text and "u2_11" in text
-    assert "SAID-" not in text and "s1 s2" not in text
+    assert TASK in text and "apple apple" in text and "river river" in text
+    assert "SAID-" not in text and "alpha beta" not in text
     assert request.body["temperature"] == 0
 
 

@@ -1,4 +1,5 @@
-"""Hermes' compaction (H): its code read by name, and the study's budget rules.
+"""Hermes' compaction: its code read by name (the native setting), and the study's budget rules
+(the study's H through Hermes' real class: test_hermes_real.py).
 
 The Hermes code is a small stand-in (hermes_scripts.py); the summarizer is a scripted model whose
 replies are of chosen lengths.
@@ -33,7 +34,7 @@ def panel_history() -> History:
 def reply(words: int) -> dict[str, str]:
     """A reply of `words` five-character words (6 characters a word with its space), with the
     native prefix Hermes puts before a body, a think block and a secret."""
-    body = " ".join(["fact1"] * words)
+    body = " ".join(["facts"] * words)
     return {"content": f"<think>draft</think>{hermes_prefix()}\n"
                        f"## Critical Context\n{body} {SECRET}"}
 
@@ -42,71 +43,18 @@ def hermes_prefix() -> str:
     return "[HANDOFF] Earlier turns were compacted:"
 
 
-def run_h(*replies: dict[str, str]) -> tuple[ScriptedModel, object]:
-    model = ScriptedModel(Script(list(replies)))
-    summary = summarize(panel_history().messages, parse_summarizer("m:hermes-h"), PROMPT, model)
-    return model, summary
-
-
-def test_h_fits_on_the_first_attempt_prefix_stripped_and_carried_like_s() -> None:
-    history = panel_history()
-    frozen = budget(history.messages, evidence_units(history.messages))
-    assert frozen.evidence_tokens > 1_280  # S's: 20% of the rendered units, clamped to 64-256
-    model, summary = run_h(reply(10))
-    assert (summary.details["allowance"], summary.details["evidence_tokens"]) == (
-        frozen.allowance, frozen.evidence_tokens) and frozen.allowance == 256
-    assert summary.details["valid"] is True and len(summary.details["attempts"]) == 1
-    assert summary.text.startswith("Summary:\n## Critical Context\nfact1")
-    assert hermes_prefix() not in summary.text and "<think>" not in summary.text
-    assert SECRET not in summary.text and "[REDACTED]" in summary.text
-    sent = model.requests[0]
-    assert len(model.requests) == 1 and sent.tools == [] and len(sent.messages) == 1
-    text = sent.messages[0]["content"]
-    assert "Target ~256 tokens." in text and "WORD LIMIT: at most 89 words" in text
-    assert "Create a structured checkpoint summary." in text and "UPDATE" not in text
-    assert "FOCUS TOPIC: " in text and history.messages[1]["content"] in text
-    assert history.messages[0]["content"] not in text  # the system prompt is not evidence
-
-
-def test_h_shrinks_its_target_three_times_then_is_invalid() -> None:
-    model, summary = run_h(reply(400), reply(300), reply(260), reply(5))
-    assert summary.details["valid"] is False and summary.invalid == (
-        "hermes-h: 267 tokens after 3 attempts, over the allowance of 256")
-    # token pieces: `## Critical Context` 4, the words, `[REDACTED]` 3
-    assert [a["tokens"] for a in summary.details["attempts"]] == [407, 307, 267]
-    fused = summarize(panel_history().messages, parse_summarizer("m:hermes-h+top:2"), PROMPT,
-                      ScriptedModel(Script([reply(400), reply(300), reply(260),
-                                            {"content": '{"scores": {"1": 9}}'}])))
-    assert fused.invalid == summary.invalid  # H + Top N keeps H's verdict: no fallback
-    asked = [request.messages[0]["content"] for request in model.requests]
-    assert len(asked) == 3  # at most three attempts: the fourth reply is never asked for
-    assert ["Target ~256 tokens." in asked[0], "Target ~204 tokens." in asked[1],
-            "Target ~163 tokens." in asked[2]] == [True, True, True]
-    assert ["at most 89 words" in asked[0], "at most 71 words" in asked[1],
-            "at most 57 words" in asked[2]] == [True, True, True]
-    assert all(len(request.messages) == 1 for request in model.requests)  # no answer feedback
-
-
-def test_a_later_attempt_that_fits_is_kept() -> None:
-    _, summary = run_h(reply(400), reply(20))
-    assert summary.details["valid"] is True
-    assert [a["target"] for a in summary.details["attempts"]] == [256, 204]
-    assert summary.details["attempts"][1]["tokens"] <= 256 < summary.details["attempts"][0][
-        "tokens"]
-
-
 def test_the_budget_rules() -> None:
     code = hermes.load_code(PROMPT)
-    for name, allowed in (("build-token", 99), ("three-files", 64)):
-        history = load_history_file(instances_dir() / "hermes-panel" / f"hermes-panel__{name}-1"
+    for name, allowed in (("build-token", 195), ("three-files", 64)):
+        history = load_history_file(instances_dir() / "reme" / f"reme__{name}-1"
                                     / "history.json").messages
-        frozen = budget(history, evidence_units(history))  # the same as S's, in token pieces
+        frozen = budget(history, evidence_units(history))  # the same as S's, in Qwen tokens
         assert hermes.allowance(history, hermes.STUDY, code) == (frozen.evidence_tokens,
                                                                   allowed)
-    build = load_history_file(instances_dir() / "hermes-panel" / "hermes-panel__build-token-1"
+    build = load_history_file(instances_dir() / "reme" / "reme__build-token-1"
                               / "history.json").messages
     evidence = hermes.evidence_tokens(code, build)  # Hermes' own: characters / 4
-    assert evidence // 5 > 256 and hermes.allowance(build, hermes.NATIVE, code) == (
+    assert evidence // 5 < 2000 and hermes.allowance(build, hermes.NATIVE, code) == (
         evidence, 2000)  # at least Hermes' floor
     assert hermes.targets(64, hermes.STUDY) == [(64, 22), (51, 18), (40, 18)]  # >= 18 words
     assert hermes.targets(3000, hermes.NATIVE) == [(3000, None)]

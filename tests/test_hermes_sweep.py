@@ -9,7 +9,7 @@ import csv
 import io
 from pathlib import Path
 
-from hermes_scripts import save_hermes
+from hermes_scripts import NO_USER, save_hermes
 from rich.console import Console
 
 from replay import api
@@ -25,9 +25,9 @@ from agent_scripts import fixing_turns
 from conftest import run_replay
 from sweep_scripts import fixture_prompts
 
-SUITE = "hermes-panel"
-PAYMENT = "hermes-panel__payment-1"
-LONG_BODY = "## Critical Context\n" + " ".join(["word"] * 400)  # 404 token pieces
+SUITE = "reme"
+PAYMENT = "reme__payment-1"
+LONG_BODY = NO_USER + "## Critical Context\n" + " ".join(["word"] * 400)
 
 
 def models_env(home: Path, url: str) -> dict[str, str]:
@@ -63,10 +63,10 @@ def test_an_h_over_its_allowance_fails_its_post_and_is_never_an_error(tmp_path: 
             CellStatus.DONE, False, None, None)
         assert post.diagnostics["exit_reason"] == ExitReason.INVALID_SUMMARY
         assert post.diagnostics["summary_invalid"] == (
-            "hermes-h: 404 tokens after 3 attempts, over the allowance of 256")
+            "hermes-h: 419 tokens after 3 attempts, over the allowance of 256")
         shown = Console(file=io.StringIO(), width=200)
         show(api.CellRun(post.cell, post, None, None), shown)
-        assert ("the summary breaks its method's rules: hermes-h: 404 tokens after 3 attempts"
+        assert ("the summary breaks its method's rules: hermes-h: 419 tokens after 3 attempts"
                 in shown.file.getvalue())
         kept = summaries.summary(store, post.summary)
         assert kept is not None and kept.invalid == post.diagnostics["summary_invalid"]

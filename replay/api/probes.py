@@ -16,6 +16,7 @@ from replay.core.digest import digest
 from replay.core.errors import InputError
 from replay.core.input_paths import checked_output_folder
 from replay.core.paths import default_store
+from replay.histories.records import bundled_history
 from replay.instances.selection import choose_instances
 from replay.measures.probes import exports
 from replay.measures.probes.answering import (
@@ -27,9 +28,9 @@ from replay.measures.probes.answering import (
     answer_all,
     build_contexts,
 )
-from replay.measures.probes.arms import Planned, study_arms
+from replay.measures.probes.arms import Planned, study_arms, token_estimate
 from replay.measures.probes.arms import plan as plan_answers
-from replay.measures.probes.ceiling import measure, shrinkage
+from replay.measures.probes.ceiling import measure, shrinkage, task_ceiling
 from replay.measures.probes.files import bundled_probes, read_probe_paths
 from replay.measures.probes.inputs import load_probes
 from replay.measures.probes.scores import Row, history_scores, rows
@@ -198,5 +199,15 @@ def probe_plan(options: ProbeOptions, run: str | None = None,
         raise InputError("no history of the selection has probes (bundled probes.json)")
     methods = [FULL, *dict.fromkeys(m for m in selection.methods if m != FULL)]
     counts = {iid: (p.cohort, len(p.probes)) for iid, p in found.items()}
-    return plan_answers(counts, methods, options.generations, options.answers,
-                        every_arm=bool(options.study_arms))
+    planned = plan_answers(counts, methods, options.generations, options.answers,
+                           every_arm=bool(options.study_arms))
+    sizes = {}
+    for instance in instances:
+        history = bundled_history(instance)
+        if instance.instance_id in found and history is not None:
+            ceiling = task_ceiling(history, found[instance.instance_id])
+            sizes[instance.instance_id] = (len(found[instance.instance_id].probes),
+                                           ceiling.full_tokens, ceiling.base)
+    asked, written = token_estimate(sizes, methods, options.generations, options.answers,
+                                    every_arm=bool(options.study_arms))
+    return replace(planned, answer_tokens=asked, summary_tokens=written)

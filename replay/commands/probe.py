@@ -122,7 +122,7 @@ def fusion_lines(contexts: list) -> list[str]:
         lines.append(f"{method}: {kept:.1f} of {top} units kept on average ({fewer}/{count} "
                      f"contexts had fewer, all kept); summary cut to its allowance in "
                      f"{cut}/{count}; {skipped} unit(s) skipped for the ceiling; fused text not "
-                     f"shorter than the full history (token pieces) in {longer}/{count}")
+                     f"shorter than the full history (Qwen tokens) in {longer}/{count}")
     return lines
 
 

@@ -7,13 +7,13 @@
   and is asked at temperature 0 and sample 0, so its scores are computed once per history and
   judge, and every N shares them (the model call cache answers the repeats). A unit the reply
   does not score gets 0; ties keep source order.
-- **Budgets** (tokens are pieces of `TOKEN_PIECE`, as for `tail:N`): the summary's allowance is
-  20% of the rendered evidence tokens, clamped to 64-256, frozen per history; a longer summary
-  keeps its head up to the allowance. The input ceiling of a history fits its prompts (system
-  and task messages), the allowance, its five largest units, a 64-token reserve and 32 framing
-  tokens. The N best-ranked units are taken whole, never truncated; one that would leave less
-  than the reserve under the ceiling is skipped and reported. A history with fewer units than N
-  keeps them all and reports how many it had.
+- **Budgets** (in Qwen tokens, `replay.compaction.qwen_tokens`, as the study counts them): the
+  summary's allowance is 20% of the rendered evidence tokens, clamped to 64-256, frozen per
+  history; a longer summary keeps its head up to the allowance. The input ceiling of a history
+  fits its prompts (system and task messages), the allowance, its five largest units, a
+  64-token reserve and 32 framing tokens. The N best-ranked units are taken whole, never
+  truncated; one that would leave less than the reserve under the ceiling is skipped and
+  reported. A history with fewer units than N keeps them all and reports how many it had.
 - **Rendering**: the summary, then the chosen units in source order.
 
 Every figure is kept in `Fusion.details`, with the fused size against the full history's, so a
@@ -27,11 +27,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from replay.compaction.mechanical import TOKEN_PIECE
+from replay.compaction import qwen_tokens
 from replay.compaction.transcript import call_arguments, call_name, message_text, tool_calls
 from replay.models.types import ChatRequest, ChatResponse, Message, Model
 
-FUSION_VERSION = 1  # part of a fused summary's identity: bump when rendering or budgets change
+FUSION_VERSION = 2  # part of a fused summary's identity: bump when rendering or budgets change
+# (2: budgets in Qwen tokens)
 ALLOWANCE_SHARE = 5  # the allowance is 1/5 (20%) of the rendered evidence tokens
 ALLOWANCE_RANGE = (64, 256)
 LARGEST_UNITS = 5
@@ -51,14 +52,13 @@ FENCE = re.compile(r"```[a-zA-Z]*\n(.*?)\n?```", re.S)
 
 
 def count_tokens(text: str) -> int:
-    """Tokens of `text`: pieces of `TOKEN_PIECE` (word runs and single punctuation marks)."""
-    return len(TOKEN_PIECE.findall(text))
+    """Tokens of `text`: Qwen tokens (`replay.compaction.qwen_tokens`)."""
+    return qwen_tokens.count(text)
 
 
 def head(text: str, tokens: int) -> str:
     """The first `tokens` tokens of `text` (all of it when it has no more)."""
-    pieces = list(TOKEN_PIECE.finditer(text))
-    return text if len(pieces) <= tokens else text[:pieces[tokens].start()].rstrip()
+    return qwen_tokens.head(text, tokens)
 
 
 @dataclass(frozen=True)

@@ -13,24 +13,25 @@ Hermes does. Nothing of that code is kept in this repository.
 Two settings (`Setting`):
 - `hermes`: Hermes' own budget (20% of the serialized turns' tokens, at least its 2,000-token
   floor), one call, no length check.
-- `hermes-h`: the study's budgeted H. The allowance is the same as S's for the task, frozen: 20%
-  of the rendered evidence tokens clamped to 64-256 (`replay.compaction.fusion.budget`, in token
-  pieces, which also measure the body); each of at most three attempts asks for a target reduced
-  by 0.8 from the last (the first asks for the allowance) with a total word limit of 35% of that
-  target (at least 18 words) that lets nonessential sections go; the reply's native prefix is
-  stripped with Hermes' helper, and a body longer than the allowance is asked again, without
-  feedback. After the third, H is invalid (its details say why, `invalid`): it is the method's
-  own failure, kept as its summary, and scores zero (a POST fails with nothing continued, a
-  probe context fails); there is no fallback to the history.
-The native call sees the history without its system prompt and the original task as its focus
-topic. Deviations, said here so they are not mistaken for Hermes: the temporal-anchoring rule is
-left out (Hermes' own branch when the date does not resolve: prompts stay reproducible), no
-memory-provider context is given, Hermes' task grounding (`_ground_historical_task_snapshot`, which
-needs its conversation module) is not applied, and `<think>` blocks are stripped by replay's
-pattern (Hermes' helper lives in a module with heavy imports). The native setting's tokens are
-characters / 4, as Hermes estimates. The study's further validity rules (the per-task input
-ceiling, fewer input tokens than Full) are the probe's to check
-(`replay.measures.probes.ceiling`).
+- `hermes-h`: the study's budgeted H, run by Hermes' real class in its own venv
+  (`replay.compaction.hermes_native`); this module gives it its budget and keeps its result. The
+  allowance is the same as S's for the task, frozen: 20% of the rendered evidence tokens clamped
+  to 64-256 (`replay.compaction.fusion.budget`, in Qwen tokens, which also measure the body);
+  each of at most three attempts asks for a target reduced by 0.8 from the last (the first asks
+  for the allowance) with a total word limit of 35% of that target (at least 18 words) that
+  lets nonessential sections go; a body longer than the allowance, or a reply Hermes' own
+  checks reject, is asked again, without feedback. After the third, H is invalid (its details
+  say why, `invalid`): it is the method's own failure, kept as its summary, and scores zero (a
+  POST fails with nothing continued, a probe context fails); there is no fallback.
+The native setting's call sees the history without its system prompt and the original task as
+its focus topic. Its deviations, said here so they are not mistaken for Hermes: the
+temporal-anchoring rule is left out (Hermes' own branch when the date does not resolve: prompts
+stay reproducible), no memory-provider context is given, Hermes' task grounding
+(`_ground_historical_task_snapshot`, which needs its conversation module) is not applied, and
+`<think>` blocks are stripped by replay's pattern (Hermes' helper lives in a module with heavy
+imports). The native setting's tokens are characters / 4, as Hermes estimates. The study's
+further validity rules (the per-task input ceiling, fewer input tokens than Full) are the
+probe's to check (`replay.measures.probes.ceiling`).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class HermesCodeError(InputError):
 class Setting:
     """How H is budgeted: Hermes' own budget (20% of the serialized turns' tokens, characters /
     4, at least its floor; the length unchecked), or `frozen`: S's frozen allowance of the task
-    in token pieces, the body checked against it; then the word share, attempts and shrink of
+    in Qwen tokens, the body checked against it; then the word share, attempts and shrink of
     the length check."""
 
     name: str
@@ -164,7 +165,7 @@ def allowance(history: list[Message], chosen: Setting, code: HermesCode) -> tupl
 
 
 def measure(chosen: Setting) -> Callable[[str], int]:
-    """How a body's tokens are counted: token pieces against S's allowance, else Hermes'
+    """How a body's tokens are counted: Qwen tokens against S's allowance, else Hermes'
     estimate."""
     return count_tokens if chosen.frozen else tokens
 
@@ -190,6 +191,7 @@ class Attempt:
     prompt: str
     body: str = ""
     tokens: int = 0  # the stripped body's, as the setting counts them
+    rejected: str | None = None  # why Hermes' own checks returned no summary
 
 
 def request_text(code: HermesCode, history: list[Message], target: int, words: int | None) -> str:
@@ -230,18 +232,24 @@ class Result:
     @property
     def valid(self) -> bool:
         """Whether the last body fits the allowance (any body, when the length is unchecked)."""
-        return bool(self.attempts) and (not self.checked
-                                        or self.attempts[-1].tokens <= self.allowance)
+        last = self.attempts[-1] if self.attempts else None
+        return last is not None and last.rejected is None and (
+            not self.checked or last.tokens <= self.allowance)
 
     def details(self, chosen: Setting) -> dict[str, Any]:
         """What a probe reports of H; `invalid` says why an H over its allowance scores zero."""
         found: dict[str, Any] = {
             "hermes": chosen.name, "evidence_tokens": self.evidence_tokens,
             "allowance": self.allowance, "valid": self.valid,
-            "attempts": [{"target": a.target, "words": a.words, "tokens": a.tokens}
+            "attempts": [{"target": a.target, "words": a.words, "tokens": a.tokens,
+                          **({"rejected": a.rejected} if a.rejected else {})}
                          for a in self.attempts]}
-        if not self.valid:
-            found["invalid"] = (f"{chosen.name}: {self.attempts[-1].tokens} tokens after "
+        last = self.attempts[-1]
+        if last.rejected is not None:
+            found["invalid"] = (f"{chosen.name}: Hermes returned no summary after "
+                                f"{len(self.attempts)} attempts: {last.rejected}")
+        elif not self.valid:
+            found["invalid"] = (f"{chosen.name}: {last.tokens} tokens after "
                                 f"{len(self.attempts)} attempts, over the allowance of "
                                 f"{self.allowance}")
         return found

@@ -13,7 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from replay.compaction import hermes_native, qwen_tokens
 from replay.compaction.fusion import FUSION_VERSION
+from replay.compaction.hermes import STUDY as HERMES_STUDY
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import SummarizerName, summarize
 from replay.models.transport import ModelRefused
@@ -47,6 +49,9 @@ class Summarizer:
             "prompt": None if self.prompt is None else self.prompt.parts}
         if backbone:
             content["temperature"] = self.temperature
+        if name.prompt == HERMES_STUDY.name:  # Hermes' real class, budgeted in Qwen tokens
+            content["budget_tokens"] = qwen_tokens.VOCABULARY
+            content["hermes"] = hermes_native.DISTRIBUTION
         if name.fused is not None:
             base = name.fused.base
             content["fusion"] = {"base": base.prompt if base.backbone else base.name,

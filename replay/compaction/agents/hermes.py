@@ -1,12 +1,13 @@
-"""Hermes agent: its own compressor code builds one user message from the serialized history
-(`replay.compaction.hermes`), sent without tools, as Hermes sends none. Two settings share its
-synced prompt `hermes`: Hermes' own budget, and `hermes-h`, the study's budgeted H, whose summary
+"""Hermes agent: its own compressor code builds one user message from the serialized history,
+sent without tools, as Hermes sends none. Two settings share its synced prompt `hermes`: Hermes'
+own budget (`replay.compaction.hermes`, read out of the synced code), and `hermes-h`, the
+study's budgeted H, run by Hermes' real class in its own venv (`hermes_native`), whose summary
 is invalid (its details' `invalid`) and scores zero when it does not fit its allowance in three
 attempts. Its carrier puts Hermes' SUMMARY_PREFIX before the body and its end marker after it."""
 
 from __future__ import annotations
 
-from replay.compaction import hermes
+from replay.compaction import hermes, hermes_native
 from replay.compaction.agents.base import Ask, Draft
 from replay.compaction.sources import PromptText
 from replay.models.types import Message
@@ -25,8 +26,13 @@ class Hermes:
     def write(self, history: list[Message], prompt: PromptText, ask: Ask) -> Draft:
         """Each attempt a fresh single-message request, without tools; the last body is kept,
         marked `invalid` when it is still over the allowance (the method's own failure)."""
-        result = hermes.compact(hermes.load_code(prompt), history, self.setting,
-                                lambda text: ask([{"role": "user", "content": text}], tools=[]))
+        def call(text: str) -> str:
+            return ask([{"role": "user", "content": text}], tools=[])
+
+        if self.setting.frozen:  # the study's H: Hermes' real class, in its own venv
+            result = hermes_native.compact(history, self.setting, call)
+        else:
+            result = hermes.compact(hermes.load_code(prompt), history, self.setting, call)
         return Draft(hermes.carried(result.attempts[-1].body), result.details(self.setting))
 
     def finish(self, reply: str) -> str:

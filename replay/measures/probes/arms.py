@@ -49,15 +49,24 @@ class Planned:
     answers: int
     contexts: int
     asked: int
+    answer_tokens: int | None = None
+    summary_tokens: int | None = None
 
     def lines(self) -> list[str]:
         """The plan as printed by a dry run."""
         cohorts = ", ".join(f"{count} {name}" for name, count in sorted(self.cohorts.items()))
-        return [f"plan: {sum(self.cohorts.values())} histories ({cohorts}), "
-                f"{len(self.methods)} arms, {self.generations} generation(s), "
-                f"{self.answers} answer(s) per probe: {self.contexts:,} contexts, "
-                f"{self.asked:,} answers",
-                *(f"  arm {index}: {method}" for index, method in enumerate(self.methods, 1))]
+        found = [f"plan: {sum(self.cohorts.values())} histories ({cohorts}), "
+                 f"{len(self.methods)} arms, {self.generations} generation(s), "
+                 f"{self.answers} answer(s) per probe: {self.contexts:,} contexts, "
+                 f"{self.asked:,} answers",
+                 *(f"  arm {index}: {method}" for index, method in enumerate(self.methods, 1))]
+        if self.answer_tokens is not None:
+            found.append(f"token estimate (Qwen tokens, before the call cache's repeats): "
+                         f"answers at most {self.answer_tokens:,} input tokens (Full's complete "
+                         f"input for Full, the task's ceiling for every other arm); summaries "
+                         f"and judges about {self.summary_tokens:,} (each model summary reads "
+                         "its history once, an H up to three times, a judge once per history)")
+        return found
 
 
 def plan(probes: dict[str, tuple[str, int]], methods: list[str], generations: int,
@@ -72,3 +81,25 @@ def plan(probes: dict[str, tuple[str, int]], methods: list[str], generations: in
             contexts += made
             asked += made * count * answers
     return Planned(cohorts, methods, generations, answers, contexts, asked)
+
+
+def token_estimate(sizes: dict[str, tuple[int, int, int]], methods: list[str], generations: int,
+                   answers: int, every_arm: bool = False) -> tuple[int, int]:
+    """Input tokens a plan asks for: (answers, summaries and judges). `sizes` gives per history
+    (instance id) its probe count, Full's complete input and its ceiling."""
+    asked = written = 0
+    for count, full, ceiling in sizes.values():
+        judges: set[str] = set()
+        for method in methods:
+            made = generation_count(method, generations, every_arm)
+            asked += made * count * answers * (full if method == "full" else ceiling)
+            if method == "full":
+                continue
+            name = parse_summarizer(method)
+            base = name.fused.base if name.fused is not None else name
+            if name.fused is not None:
+                judges.add(name.fused.judge or str(base.backbone))
+            elif base.backbone is not None:
+                written += made * full * (3 if base.prompt == H_PROMPT else 1)
+        written += len(judges) * full
+    return asked, written

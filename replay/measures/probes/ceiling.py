@@ -2,7 +2,7 @@
 shrinkage against Full, and the input rules a valid H must also meet.
 
 - **Complete input**: every message the answering model is sent for a probe, the context's
-  messages and the probe's own message, in token pieces (`fusion.count_tokens`, texts and call
+  messages and the probe's own message, in Qwen tokens (`fusion.count_tokens`, texts and call
   arguments); a task with several probes counts its longest. Lengths are reported as they
   are, never padded or cut to be equal.
 - **The ceiling of a task**: its protected prompts (the history's system and task messages, and
@@ -33,7 +33,7 @@ from replay.models.types import Message
 from replay.records.history import History
 
 SHRINKAGE_NOTE = ("strictly shorter than Full: contexts whose complete input (the context and "
-                  "the probe, in token pieces) has fewer tokens than Full's for the task (a "
+                  "the probe, in Qwen tokens) has fewer tokens than Full's for the task (a "
                   "failed context does not)")
 
 
@@ -63,7 +63,7 @@ class Ceiling:
 
 
 def probe_tokens(probes: ProbeSet) -> int:
-    """The longest probe message of a task, in token pieces."""
+    """The longest probe message of a task, in Qwen tokens."""
     return max(full_tokens([probe_message(probe)]) for probe in probes.probes)
 
 

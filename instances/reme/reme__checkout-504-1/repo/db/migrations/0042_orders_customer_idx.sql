@@ -1,0 +1,1 @@
+CREATE INDEX idx_orders_customer ON orders (customer_id);
