@@ -17,6 +17,8 @@ import statistics
 import sys
 import time
 
+from bench_timing import fixed_snapshot, restore_seconds, seconds
+
 LIMIT = 1.0
 
 
@@ -38,7 +40,7 @@ def main() -> int:
     from pathlib import Path
 
     from replay import api
-    from replay.api.blocks import DockerBackend, apply_patch, at_base, load_recipe
+    from replay.api.blocks import DockerBackend, load_recipe
 
     instance = api.instances(args.suite, args.dataset, [args.instance])[0]
     recipe = load_recipe(instance)
@@ -51,22 +53,10 @@ def main() -> int:
         start = time.perf_counter()
         env = backend.start(instance, recipe)
         create = time.perf_counter() - start
-        env.restore(at_base(env, instance.base_commit))
-        apply_patch(env, instance.patch, "gold patch", instance)
-        env.exec("echo 'print(42)' > reproduce_bug.py")
-        snapshot = env.snapshot()
-        restores = []
-        for index in range(args.restores):
-            if index % 2:
-                env.exec("echo edit >> README.md; rm -f reproduce_bug.py")
-            start = time.perf_counter()
-            env.restore(snapshot)
-            restores.append(time.perf_counter() - start)
-        commands = []
-        for _ in range(args.commands):
-            start = time.perf_counter()
-            env.exec("true")
-            commands.append(time.perf_counter() - start)
+        snapshot = fixed_snapshot(env, instance)
+        restores = restore_seconds(env, snapshot, args.restores,
+                                   "echo edit >> README.md; rm -f reproduce_bug.py")
+        commands = seconds(lambda: env.exec("true"), args.commands)
 
     restore = statistics.median(restores)
     print(f"instance            {instance.instance_id} (diff {len(snapshot.diff)} bytes)")

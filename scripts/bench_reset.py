@@ -17,31 +17,24 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
+
+from bench_timing import UNTRACKED, fixed_snapshot, seconds
 
 
 def median_ms(action: Callable[[], object], runs: int) -> tuple[float, float, float]:
     """Median, minimum and maximum milliseconds of `action` over `runs` runs."""
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        action()
-        times.append((time.perf_counter() - start) * 1000)
+    times = [1000 * each for each in seconds(action, runs)]
     return statistics.median(times), min(times), max(times)
 
 
 def bench(env: Any, instance: Any, runs: int) -> dict[str, tuple[float, float, float]]:
     """The figures of one environment (see the module docstring)."""
-    from replay.api.blocks import apply_patch, snapshots
+    from replay.api.blocks import snapshots
 
-    base = snapshots.at_base(env, instance.base_commit)
-    env.restore(base)
-    apply_patch(env, instance.patch, "gold patch", instance)
-    env.exec("echo 'print(42)' > reproduce_bug.py && mkdir -p __pycache__ && "
-             "echo x > __pycache__/ignored.pyc")
-    snapshot = env.snapshot()
+    snapshot = fixed_snapshot(env, instance, f"{UNTRACKED} && mkdir -p __pycache__ && "
+                                             "echo x > __pycache__/ignored.pyc")
 
     def dirty_restore() -> None:
         env.exec("echo edit >> README.md; touch .git/hooks/post-checkout")

@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_timing import fixed_snapshot, restore_seconds
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DATASET = REPO_ROOT.parent / "shared" / "swebench" / "SWE-bench_Verified.test.jsonl"
 
@@ -30,14 +32,7 @@ def main() -> int:
     parser.add_argument("--builds", type=int, default=3)
     args = parser.parse_args()
 
-    from replay.api.blocks import (
-        LocalBackend,
-        apply_patch,
-        at_base,
-        load_dataset,
-        load_recipe,
-        select,
-    )
+    from replay.api.blocks import LocalBackend, load_dataset, load_recipe, select
 
     instance = select(load_dataset(args.dataset), ids=[args.instance])[0]
     recipe = load_recipe(instance)
@@ -48,19 +43,10 @@ def main() -> int:
             start = time.perf_counter()
             env = backend.start(instance, recipe, rebuild=True)
             builds.append(time.perf_counter() - start)
-        base = at_base(env, instance.base_commit)
-        env.restore(base)
-        apply_patch(env, instance.patch, "gold patch", instance)
-        env.exec("echo 'print(42)' > reproduce_bug.py")
-        snapshot = env.snapshot()
+        snapshot = fixed_snapshot(env, instance)
         tracked = env.exec("git ls-files | wc -l").output.strip()
-        restores = []
-        for index in range(args.restores):
-            if index % 2:
-                env.exec("echo edit >> README.rst && rm -f reproduce_bug.py")
-            start = time.perf_counter()
-            env.restore(snapshot)
-            restores.append(time.perf_counter() - start)
+        restores = restore_seconds(env, snapshot, args.restores,
+                                   "echo edit >> README.rst && rm -f reproduce_bug.py")
 
     restore = statistics.median(restores)
     build = statistics.median(builds)

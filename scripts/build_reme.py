@@ -1,13 +1,12 @@
 """Build the ReMe fourteen-task panel (instances/reme/): the study's tasks, queries and facts.
 
-For each task, in the study's table order: write its source snapshot and commit it
-reproducibly; run the read-only investigation agent for real through the local backend (its
-read_file calls, and one read-only listing where a path is itself a fact, read the immutable
-snapshot; nothing is written before the boundary, no report is made); cut the history at the
-boundary (the trajectory then records the facts in findings.py and must resolve the instance);
-check the history (no file changed, only reads, every expected fact in a tool output, no
-expected value in the agent's words, the cohort's size rule); write probes.json and
-provenance.json.
+Each task, in the study's table order, is built as panel_build.py says: its source snapshot is
+the fixture tree, and its agent the read-only investigation agent (its read_file calls, and one
+read-only listing where a path is itself a fact, read the immutable snapshot; nothing is written
+before the boundary, no report is made; the trajectory then records the facts in findings.py and
+must resolve the instance). The history is checked (no file changed, only reads, every expected
+fact in a tool output, no expected value in the agent's words, the cohort's size rule) before
+probes.json and provenance.json are written.
 
     .venv/bin/python scripts/build_reme.py            # (re)build the committed files
     .venv/bin/python scripts/build_reme.py --check    # rebuild elsewhere, compare
@@ -15,19 +14,16 @@ provenance.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-import tempfile
 from pathlib import Path
-from typing import Any
 
-from build_probe_panel import _differences, phase_a, write_history, write_instance
+from panel_build import build_suite, main
 from reme_controls import controls
 from reme_panel import LISTING, ReMeTask
 from reme_primary import PRIMARY_TASKS
 
-from replay.api.blocks import PROBES_FILE, History, LocalBackend, ProbeSet, Store, instances_dir
+from replay.api.blocks import History, ProbeSet
 from replay.compaction.transcript import call_arguments, message_text, tool_calls
 from replay.measures.probes.files import leaves
 
@@ -52,7 +48,7 @@ def tasks() -> list[ReMeTask]:
     return [by_name[name] for name in ORDER]
 
 
-def history_problems(task: ReMeTask, history: History) -> list[str]:
+def history_problems(task: ReMeTask, _found: ProbeSet, history: History) -> list[str]:
     """What makes a history unfit for the study: see the module docstring."""
     where, problems = task.instance_id, []
     if history.snapshot.diff:
@@ -81,67 +77,10 @@ def history_problems(task: ReMeTask, history: History) -> list[str]:
     return problems
 
 
-def write_probes(task: ReMeTask, history: History, folder: Path) -> None:
-    """probes.json beside the history, checked against it."""
-    found = ProbeSet.model_validate({"instance_id": task.instance_id,
-                                     "history": history.content_id(), "cohort": task.cohort,
-                                     "probes": task.probes})
-    problems = history_problems(task, history)
-    if problems:
-        raise SystemExit("\n".join(problems))
-    text = json.dumps(found.model_dump(mode="json", exclude_defaults=True), indent=2)
-    (folder / PROBES_FILE).write_text(text + "\n", encoding="utf-8")
-
-
-def build(target: Path) -> None:
-    """Build the panel into `target`."""
-    target.mkdir(parents=True, exist_ok=True)
-    made = tasks()
-    with tempfile.TemporaryDirectory() as scratch, Store.open(Path(scratch) / "r.db") as store:
-        backend = LocalBackend(root=Path(scratch) / "envs")
-        try:
-            for task in made:
-                build_task(task, target / task.instance_id, Path(scratch), store, backend)
-        finally:
-            backend.close()  # its slots' mounts go before the scratch folder does
-    ids = ", ".join(json.dumps(task.instance_id) for task in made)
-    (target / "suite.toml").write_text(f"description = {json.dumps(DESCRIPTION)}\n"
-                                       f"rule = {json.dumps(RULE)}\ninstances = [{ids}]\n")
-
-
-def build_task(task: ReMeTask, folder: Path, scratch: Path, store: Store,
-               backend: LocalBackend) -> None:
-    """Build one task's files into `folder`: instance, history, probes, provenance."""
-    write_instance(task, folder, scratch)
-    record: dict[str, Any] = json.loads((folder / "instance.json").read_text())
-    record["repo"] = f"replay-panel/reme-{task.name.replace('_', '-')}"
-    (folder / "instance.json").write_text(json.dumps(record, indent=2) + "\n")
-    history = phase_a(task, folder, store, backend)
-    write_history(history, folder)
-    write_probes(task, history, folder)
-    provenance = json.dumps(task.provenance(), indent=2, ensure_ascii=False)
-    (folder / "provenance.json").write_text(provenance + "\n", encoding="utf-8")
-    print(f"built {task.instance_id}: {len(history.messages)} messages, "
-          f"{history.boundary.tokens} tokens at step {history.boundary.step}")
-
-
-def check() -> int:
-    """Rebuild in a scratch folder; 0 when every committed file is the same."""
-    with tempfile.TemporaryDirectory() as scratch:
-        build(Path(scratch) / SUITE)
-        differ = _differences(Path(scratch) / SUITE, instances_dir() / SUITE)
-    print("\n".join(f"differs: {name}" for name in differ) or "the panel rebuilds identically")
-    return 1 if differ else 0
-
-
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="rebuild elsewhere and compare")
-    if parser.parse_args(argv).check:
-        return check()
-    build(instances_dir() / SUITE)
-    return 0
+def build(instances: Path) -> None:
+    """Build the panel into `instances`/reme."""
+    build_suite(tasks(), instances / SUITE, DESCRIPTION, RULE, history_problems)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main(sys.argv[1:], __doc__, build, [SUITE]))

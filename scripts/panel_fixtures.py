@@ -9,7 +9,9 @@ the tree, and with it every history, is the same on every build.
 
 from __future__ import annotations
 
+import functools
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +72,15 @@ class Task:
     def instance_id(self) -> str:
         return f"replay-panel__{self.name}-1"
 
+    @property
+    def repo(self) -> str:
+        """The repository instance.json names."""
+        return f"replay-panel/{self.name}"
+
+    def own_files(self) -> dict[str, str]:
+        """Files of the task's folder beside its instance, history and probes (none)."""
+        return {}
+
     def fix_turns(self) -> list[dict[str, Any]]:
         """After the boundary: write the gold files, run the tests, finish."""
         writes = [call("write_file", path=f"/testbed/{path}", content=text)
@@ -119,10 +130,17 @@ def readme(title: str, about: str, seed: int) -> str:
             f"\n\n## Development\n\n{development}\n\n## Changes\n\n{changes}")
 
 
-def with_context(task: Task, title: str, about: str, seed: int, test_file: str) -> Task:
-    """A primary task with the reading an agent does around the evidence: the README first,
-    the existing tests last (outputs that hold none of the probed facts)."""
-    task.files["README.md"] = readme(title, about, seed)
-    task.steps = [turn("Let me start with the README.", bash("cat README.md")), *task.steps,
-                  turn("Let me look at the existing tests.", read(test_file))]
-    return task
+def in_context(title: str, about: str, seed: int,
+               test_file: str) -> Callable[[Callable[[], Task]], Callable[[], Task]]:
+    """A primary task's maker, its task given the reading an agent does around the evidence:
+    the README first, the existing tests last (outputs that hold none of the probed facts)."""
+    def wrap(make: Callable[[], Task]) -> Callable[[], Task]:
+        @functools.wraps(make)
+        def made() -> Task:
+            task = make()
+            task.files["README.md"] = readme(title, about, seed)
+            task.steps = [turn("Let me start with the README.", bash("cat README.md")),
+                          *task.steps, turn("Let me look at the existing tests.", read(test_file))]
+            return task
+        return made
+    return wrap

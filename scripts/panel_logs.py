@@ -11,10 +11,10 @@ from panel_fixtures import (
     bash,
     field_spec,
     hex_id,
+    in_context,
     pyproject,
     read,
     turn,
-    with_context,
 )
 
 CODECS = ["adler", "bitpack", "block", "bloom", "crc", "delta", "dict", "entropy", "fse", "huff",
@@ -59,12 +59,9 @@ def _build_log() -> tuple[str, int]:
     return "\n".join(lines) + "\n", needle
 
 
+@in_context("quill", "A small compression library with a C core and Python bindings.",
+            1401, "tests/test_exports.py")
 def buildlog() -> Task:
-    about = "A small compression library with a C core and Python bindings."
-    return with_context(_buildlog(), "quill", about, 1401, "tests/test_exports.py")
-
-
-def _buildlog() -> Task:
     log, needle = _build_log()
     test = ('from quill.exports import EXPORTED_SYMBOLS\n\n\n'
             'def test_exports_are_sorted_and_unique():\n'
@@ -145,12 +142,9 @@ def parse_format(text: str) -> str:
 '''
 
 
+@in_context("thumbs", "The thumbnail service behind the shop's product pages.",
+            1402, "tests/test_params.py")
 def serverlog() -> Task:
-    about = "The thumbnail service behind the shop's product pages."
-    return with_context(_serverlog(), "thumbs", about, 1402, "tests/test_params.py")
-
-
-def _serverlog() -> Task:
     test = ('from thumbs.params import parse_format, parse_size\n\n\n'
             'def test_plain_sizes_and_formats():\n'
             '    assert parse_size("320") == 320\n'
@@ -234,12 +228,9 @@ def _incident_logs() -> dict[str, str]:
             "incident/db.log": "\n".join(db) + "\n"}
 
 
+@in_context("orders", "The orders service: checkout, order history and refunds.",
+            1403, "tests/test_config.py")
 def incident() -> Task:
-    about = "The orders service: checkout, order history and refunds."
-    return with_context(_incident(), "orders", about, 1403, "tests/test_config.py")
-
-
-def _incident() -> Task:
     test = ('from orders.config import PRIMARY, REPLICAS\n\n\n'
             'def test_hosts_have_ports():\n'
             '    assert all(":" in host for host in [PRIMARY, *REPLICAS])\n')

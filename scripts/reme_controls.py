@@ -45,9 +45,9 @@ CHECK_HANDLERS = ("import handlers\nok = handlers.slow_handler() == 60 and "
 FOLLOW_UP_NOTES = (f"{FOLLOW_UP} Give each bullet's text without its list marker.")
 
 
-def deferral_controls() -> list[ReMeTask]:
-    """backup, refactor, three_files, active_config: core_tool_deferral's fixtures."""
-    backup = reme_task(
+def _backup() -> ReMeTask:
+    """backup: which repository needs nightly backups (f_longrange)."""
+    return reme_task(
         "backup", SHORT,
         "A while back I told you one of my repos needed nightly backups — find which repo that "
         "was in our past conversations (do not guess). Then: write backup.sh in the workspace "
@@ -64,7 +64,11 @@ def deferral_controls() -> list[ReMeTask]:
         {"repo": "sparks-data", "ignored_repo": "toybox", "data_text": "important"},
         Source("longrange_backup_pipeline (BACKUP_REPO)", DEFERRAL, "f_longrange's two "
                "repositories; read-only: nothing is written and no cron job is created"))
-    refactor = reme_task(
+
+
+def _refactor() -> ReMeTask:
+    """refactor: the requests calls' timeout and call sites (f_control)."""
+    return reme_task(
         "refactor", SHORT,
         "In src/, every requests call uses timeout=30. Bump them all to timeout=45, add a "
         "CHANGELOG.md entry describing the change, and tell me exactly how many call sites you "
@@ -81,7 +85,11 @@ def deferral_controls() -> list[ReMeTask]:
         {"old_timeout": 30, "call_sites": 3, "functions": ["fetch_a", "fetch_b", "fetch_c"],
          "methods": ["get", "post", "head"], "old_version": "1.0"},
         Source("eager_refactor_control", DEFERRAL, "f_control's files; read-only"))
-    three_files = reme_task(
+
+
+def _three_files() -> ReMeTask:
+    """three_files: the query's own facts (f_todo)."""
+    return reme_task(
         "three_files", QUERY_ONLY,
         "This is a multi-step job — track it with your todo checklist tool and keep it updated "
         "as you go, marking each step completed when verified. Steps: (1) create greet.py "
@@ -98,7 +106,11 @@ def deferral_controls() -> list[ReMeTask]:
         Source("todo_three_files", DEFERRAL, "f_todo's README; the facts are the query's"),
         derived={"file_count": "the query's three numbered steps",
                  "data_rows": "the query's 'exactly two data rows'"})
-    active_config = reme_task(
+
+
+def _active_config() -> ReMeTask:
+    """active_config: where retry_limit is set now (f_distractor)."""
+    return reme_task(
         "active_config", SHORT, "Search this workspace for wherever the retry_limit setting is "
         "configured and tell me its current value.",
         {"conf/app.ini": "[net]\nretry_limit = 7\nbackoff = 2\n",
@@ -112,7 +124,11 @@ def deferral_controls() -> list[ReMeTask]:
         {"retry_limit": 7, "backoff": 2, "active_file": "conf/app.ini",
          "old_file": "conf/old.ini"},
         Source("config_grep_distractor", DEFERRAL, "f_distractor's files"))
-    return [backup, refactor, three_files, active_config]
+
+
+def deferral_controls() -> list[ReMeTask]:
+    """backup, refactor, three_files, active_config: core_tool_deferral's fixtures."""
+    return [_backup(), _refactor(), _three_files(), _active_config()]
 
 
 def readtool_controls() -> list[ReMeTask]:

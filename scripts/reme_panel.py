@@ -14,6 +14,7 @@ enter the workspace's task, the agent's words or its calls.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,14 +73,21 @@ class ReMeTask(Task):
     def instance_id(self) -> str:
         return f"reme__{self.name.replace('_', '-')}-1"
 
-    def provenance(self) -> dict[str, Any]:
+    @property
+    def repo(self) -> str:
+        """The repository instance.json names."""
+        return f"replay-panel/reme-{self.name.replace('_', '-')}"
+
+    def own_files(self) -> dict[str, str]:
         """provenance.json: cohort, source, derived fields and the snapshot's file hashes."""
         assert self.source is not None
         hashes = {path: hashlib.sha256(text.encode()).hexdigest()
                   for path, text in sorted(self.files.items()) if path not in SCAFFOLD}
-        return {"task": self.name, "study_cohort": self.study_cohort, "query": self.problem,
-                **self.source.record(), "derived_fields": self.derived,
-                "source_snapshot_characters": self.snapshot_characters(), "source_sha256": hashes}
+        record = {"task": self.name, "study_cohort": self.study_cohort, "query": self.problem,
+                  **self.source.record(), "derived_fields": self.derived,
+                  "source_snapshot_characters": self.snapshot_characters(),
+                  "source_sha256": hashes}
+        return {"provenance.json": json.dumps(record, indent=2, ensure_ascii=False) + "\n"}
 
     def snapshot_characters(self) -> int:
         """The source snapshot's size in characters (the scaffold left out)."""

@@ -17,7 +17,8 @@ import pytest
 from replay.core.errors import EnvironmentFault
 from replay.environments.builds import BUILD_FORMAT, READY
 from replay.environments.holders import hold
-from replay.environments.local import LocalBackend, LocalEnvironment
+from replay.environments.local import LocalBackend
+from replay.environments.local_environment import LocalEnvironment
 from replay.environments.recipes import load_recipe
 from replay.environments.sandbox import Overlay
 from replay.instances.records import Instance

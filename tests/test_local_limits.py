@@ -14,7 +14,8 @@ from collections.abc import Iterator
 import pytest
 
 from replay.environments.cgroups import Limits
-from replay.environments.local import LocalBackend, LocalEnvironment
+from replay.environments.local import LocalBackend
+from replay.environments.local_environment import LocalEnvironment
 from replay.environments.recipes import load_recipe
 from replay.instances.records import Instance
 

@@ -8,8 +8,8 @@ import pytest
 
 from replay.measures.statistics import bootstrap_mean, wilson
 from replay.records.plan import Plan
+from replay.report.contents import Rate, Report
 from replay.report.plots import damage_figure, plots, retention_figure
-from replay.report.tables import Rate, Report
 
 SUMMARIZERS = ("strong:codex", "weak:codex")
 SHARES = {"strong:codex": [0.9, 0.7, 0.8, 0.6, 0.75, 0.85, 0.65, 0.7, 0.8, 0.9],

@@ -9,7 +9,8 @@ import pytest
 from replay.core.errors import SnapshotMismatch
 from replay.environments import snapshots
 from replay.environments.base import ExecResult
-from replay.environments.local import LocalBackend, LocalEnvironment
+from replay.environments.local import LocalBackend
+from replay.environments.local_environment import LocalEnvironment
 from replay.environments.recipes import load_recipe
 from replay.instances.records import Instance
 from replay.records.snapshot import Snapshot

@@ -14,8 +14,9 @@ from replay.measures.chains import ChainReport, score_sessions
 from replay.measures.retention import Limits
 from replay.measures.runs import RetentionRow, keep_scores, score_run, summarizer_means
 from replay.measures.session_files import load_sessions
+from replay.report.contents import Report
 from replay.report.exports import reports_folder, write
-from replay.report.tables import Report, build
+from replay.report.tables import build
 from replay.store import Store
 from replay.sweep.plan import latest_run, load_cells, require_run
 

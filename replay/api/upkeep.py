@@ -96,11 +96,12 @@ def check_model(model: str, user_file: Path | None = None,
                 note: Callable[[str], None] = lambda _: None) -> bool:
     """Try one model in a few small requests (tool calls, a summary, seeds, its context),
     saying each step to `note`; whether tool calls and summaries worked."""
+    from replay.agent.tools import TOOLS
     from replay.models.check import check_model as check
 
     spec = resolve(model, user_file)
     note(f"checking {spec.alias} ({spec.provider}:{spec.model} at {spec.base_url})")
-    return check(spec, note)
+    return check(spec, TOOLS, note)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from replay.commands.options import (
     CallDeadline,
     Dataset,
     Mirrors,
+    SeedIndex,
     StorePath,
     Suite,
     TestTimeout,
@@ -30,7 +31,7 @@ from replay.commands.options import (
     printed,
     say,
 )
-from replay.core.limits import MAX_SAMPLE_INDEX, MAX_STEPS, MAX_TEMPERATURE
+from replay.core.limits import MAX_STEPS, MAX_TEMPERATURE
 from replay.core.paths import default_store
 from replay.core.vocab import CellStatus
 from replay.records.plan import DEFAULT_TEMPERATURE
@@ -78,9 +79,7 @@ def register(app: typer.Typer) -> None:
             help="For post: MODEL:PROMPT, anchor_index, observation-masking or tail:N.")] = None,
         carrier: Annotated[str, typer.Option(help="summary-only or native.")] = "summary-only",
         steps: Annotated[int, typer.Option(min=1, max=MAX_STEPS, help="Step limit.")] = 8,
-        seed_index: Annotated[int, typer.Option(
-            min=0, max=MAX_SAMPLE_INDEX,
-            help="Sample index: the request's seed, and part of the cache key.")] = 0,
+        seed_index: SeedIndex = 0,
         temperature: Annotated[float, typer.Option(
             min=0, max=MAX_TEMPERATURE,
             help="What the agent and the summarizer sample at (a model's own "

@@ -18,6 +18,7 @@ from replay.commands.options import (
     Ids,
     Mirrors,
     Pattern,
+    SeedIndex,
     Span,
     StorePath,
     Suite,
@@ -25,7 +26,7 @@ from replay.commands.options import (
     console,
     say,
 )
-from replay.core.limits import MAX_SAMPLE_INDEX, MAX_STEPS, MAX_TEMPERATURE
+from replay.core.limits import MAX_STEPS, MAX_TEMPERATURE
 from replay.core.paths import default_store
 from replay.histories.boundaries import RULES
 from replay.histories.collect import Collected
@@ -70,9 +71,7 @@ def register(app: typer.Typer) -> None:
         boundary: Boundaries = None,
         max_steps: Annotated[int, typer.Option(
             min=1, max=MAX_STEPS, help="Step limit of a trajectory.")] = 30,
-        seed_index: Annotated[int, typer.Option(
-            min=0, max=MAX_SAMPLE_INDEX,
-            help="Sample index: the request's seed, and part of the cache key.")] = 0,
+        seed_index: SeedIndex = 0,
         temperature: Annotated[float, typer.Option(
             min=0, max=MAX_TEMPERATURE,
             help="What the agent samples at (default 0: a Phase A history is an input, "

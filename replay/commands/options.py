@@ -21,7 +21,7 @@ from rich.text import Text
 from replay.commands.inputs import PathKind, check_path, number_option, option_name, path_option
 from replay.core.errors import InputError
 from replay.core.input_paths import kind
-from replay.core.limits import MAX_SECONDS
+from replay.core.limits import MAX_SAMPLE_INDEX, MAX_SECONDS
 from replay.core.names import history_id, safe_name, shown
 from replay.core.paths import repo_mirrors_from_env
 from replay.sweep.execution import Progress
@@ -146,6 +146,9 @@ Dataset = Annotated[str | None, typer.Option(
 Ids = Annotated[list[str] | None, typer.Option("--instance", help="Instance id (repeatable).")]
 Pattern = Annotated[str | None, typer.Option("--filter", help="Regex on instance ids.")]
 Span = Annotated[str | None, typer.Option("--slice", help="START:STOP of the selection.")]
+SeedIndex = Annotated[int, typer.Option(
+    min=0, max=MAX_SAMPLE_INDEX,
+    help="Sample index: the request's seed, and part of the cache key.")]
 StorePath = Annotated[Path | None, path_option(
     PathKind.STORE, "--store", help="SQLite results file (default runs/replay.db).")]
 Mirrors = Annotated[Path | None, typer.Option(

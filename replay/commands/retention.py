@@ -248,6 +248,27 @@ def _artificial(folder: Path, limits: Limits, summarizer: str, prompt: str | Non
     return 0
 
 
+def _sessions(targets: list[str], format_: str, limits: Limits, with_anchor_index: bool,
+              literal: bool, as_json: bool) -> int:
+    """Score the real compactions of the session files or folders `targets`."""
+    if not targets:
+        raise InputError("--sessions needs at least one session file or folder")
+    files = [Path(target) for target in targets]
+    for path in files:  # a missing one is named by the reader
+        if kind(path) is not None:
+            check_path("session file", path, PathKind.FILE_OR_FOLDER)
+    found = api.session_retention(files, format_, limits, with_anchor_index, literal)
+    return sessions_table(found, as_json, console)
+
+
+def _run(targets: list[str], limits: Limits, store: Path) -> int:
+    """Score every summary of the run `targets` names (the latest when none)."""
+    if len(targets) > 1:
+        raise InputError("give one run name (or --sessions with session files)")
+    return run_table(api.retention(store, targets[0] if targets else None, limits), store,
+                     console)
+
+
 def register(app: typer.Typer) -> None:
     """Add `replay retention` to the command line."""
 
@@ -298,17 +319,6 @@ def register(app: typer.Typer) -> None:
         if corpus is not None:
             raise typer.Exit(_corpus(corpus, limits, workers, as_json, csv_out, plot))
         if sessions:
-            if not targets:
-                raise InputError("--sessions needs at least one session file or folder")
-            files = [Path(target) for target in targets]
-            for path in files:  # a missing one is named by the reader
-                if kind(path) is not None:
-                    check_path("session file", path, PathKind.FILE_OR_FOLDER)
-            found = api.session_retention(files, format_, limits,
-                                          with_anchor_index, literal)
-            raise typer.Exit(sessions_table(found, as_json, console))
-        if targets and len(targets) > 1:
-            raise InputError("give one run name (or --sessions with session files)")
-        path = store or default_store()
-        raise typer.Exit(run_table(api.retention(path, targets[0] if targets else None, limits),
-                                   path, console))
+            raise typer.Exit(_sessions(targets or [], format_, limits, with_anchor_index,
+                                       literal, as_json))
+        raise typer.Exit(_run(targets or [], limits, store or default_store()))

@@ -4,9 +4,7 @@ with JSON, CSV and a plot of retention by boundary position."""
 from __future__ import annotations
 
 import csv
-import json
 import os
-from dataclasses import asdict
 from pathlib import Path
 
 from rich.console import Console
@@ -78,13 +76,6 @@ def print_tables(tables: Tables, out: Console) -> None:
               f"{tables.incomplete} incomplete (a shard's transcript missing) not scored; the "
               f"completeness filter removed {tables.removed}. Intervals: 95% percentile "
               "bootstrap over boundaries (sessions for the ratio).", highlight=False)
-
-
-def write_json(tables: Tables, path: Path) -> None:
-    """The rows and counts as JSON."""
-    data = {key: value for key, value in asdict(tables).items() if key != "rows"}
-    data["rows"] = [asdict(row) for row in tables.rows]
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
 def write_csv(tables: Tables, path: Path) -> None:

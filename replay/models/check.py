@@ -1,6 +1,6 @@
 """`replay models --check MODEL`: a few small requests that say, in seconds, what a sweep needs
-to know of an endpoint: whether it returns tool calls for the agent's tools, writes a summary as
-text, honours seeds, and how long a prompt it takes.
+to know of an endpoint: whether it returns tool calls for the tools it is given (the agent's),
+writes a summary as text, honours seeds, and how long a prompt it takes.
 
 The context probe sends a prompt a little longer than the declared window and expects a
 refusal; it runs only where it costs nothing (an embedded GGUF model, a server on loopback).
@@ -14,9 +14,9 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
-from replay.agent.tools import TOOLS
 from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.transport import ModelRefused
@@ -42,13 +42,13 @@ def _client(spec: ModelSpec) -> Iterator[ModelClient]:
         yield client
 
 
-def check_model(spec: ModelSpec, say: Callable[[str], None]) -> bool:
-    """Run the checks on `spec`, one line each; True when the agent's tools got a tool call and
-    the summary came back as text. Raises `InputError` for a missing key and `Halt` for an
-    endpoint that is not there, as any command."""
+def check_model(spec: ModelSpec, tools: list[dict[str, Any]], say: Callable[[str], None]) -> bool:
+    """Run the checks on `spec` with the tool schemas `tools` (the agent's), one line each; True
+    when the tools got a tool call and the summary came back as text. Raises `InputError` for a
+    missing key and `Halt` for an endpoint that is not there, as any command."""
     with _client(spec) as client:
-        tools = _timed(say, "tool call", lambda: _tool_call(client))
-        summary = _timed(say, "summary", lambda: _summary(client))
+        tools = _timed(say, "tool call", lambda: _tool_call(client, tools))
+        summary = _timed(say, "summary", lambda: _summary(client, tools))
         _timed(say, "seeds", lambda: _seeds(client))
         _timed(say, "context", lambda: _context(client))
     return tools and summary
@@ -64,8 +64,8 @@ def _timed(say: Callable[[str], None], what: str, check: Callable[[], tuple[bool
     return good
 
 
-def _tool_call(client: ModelClient) -> tuple[bool, str]:
-    reply = client.complete(ChatRequest(messages=TASK, tools=TOOLS, temperature=0))
+def _tool_call(client: ModelClient, tools: list[dict[str, Any]]) -> tuple[bool, str]:
+    reply = client.complete(ChatRequest(messages=TASK, tools=tools, temperature=0))
     calls = reply.message.get("tool_calls") or []
     if not calls:
         return False, (f"no tool call: the reply was text ({reply.finish_reason}); a server may "
@@ -74,8 +74,8 @@ def _tool_call(client: ModelClient) -> tuple[bool, str]:
     return True, f"{names} ({reply.usage.input_tokens:,} prompt tokens with the tools)"
 
 
-def _summary(client: ModelClient) -> tuple[bool, str]:
-    reply = client.complete(ChatRequest(messages=HISTORY, tools=TOOLS, temperature=0,
+def _summary(client: ModelClient, tools: list[dict[str, Any]]) -> tuple[bool, str]:
+    reply = client.complete(ChatRequest(messages=HISTORY, tools=tools, temperature=0,
                                         max_tokens=128, tool_choice="none"))
     text = reply.message.get("content") or ""
     cut = ", cut off at its cap" if reply.finish_reason in ("length", "max_tokens") else ""

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from replay.core.files import write_atomic
 from replay.core.paths import within
 from replay.measures.statistics import wilson
+from replay.report.contents import Report, retention_interval
 from replay.report.costs import cost_sums
 from replay.report.markdown import to_markdown
 from replay.report.marks import code
@@ -19,11 +20,9 @@ from replay.report.plots import plots
 from replay.report.spend import run_spend
 from replay.report.tables import (
     RETENTION_NOTE,
-    Report,
     _fraction,
     diagnostics,
     headers,
-    retention_interval,
 )
 from replay.store import Store
 

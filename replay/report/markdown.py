@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from replay.measures.statistics import rate_text
+from replay.report.contents import Report, retention_interval
 from replay.report.costs import cost_sums
 from replay.report.histories import HISTORY_COLUMNS, history_rows
 from replay.report.marks import LEGEND, code, mark_lines
@@ -14,12 +15,10 @@ from replay.report.spend import run_spend, spend_markdown
 from replay.report.tables import (
     RATE_NOTE,
     RETENTION_NOTE,
-    Report,
     columns,
     diagnostics,
     rate_columns,
     rate_rows,
-    retention_interval,
     retention_text,
 )
 

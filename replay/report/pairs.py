@@ -9,7 +9,7 @@ difference of the seed-0 summaries' scores (see `replay.measures.statistics`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -23,9 +23,7 @@ from replay.measures.statistics import (
     paired_differences,
     paired_tests,
 )
-
-if TYPE_CHECKING:
-    from replay.report.tables import Report
+from replay.report.contents import Report
 
 MCNEMAR_NOTE = ("exact McNemar test on POST pass/fail over the instances PRE passed, "
                 "Holm-corrected over {pairs} pair(s)")

@@ -11,6 +11,7 @@ PRE-pass comparison (PRE failed or has not run), as the paper's dashes. Figure 2
 from __future__ import annotations
 
 from replay.core.vocab import PRE_PASS, Label
+from replay.report.contents import Report
 from replay.report.paper_figures import (
     NOT_RUN,
     Beside,
@@ -26,7 +27,6 @@ from replay.report.paper_tables import (
     figure2_table,
     stable_table,
 )
-from replay.report.tables import Report
 
 
 def validation_table(study: Study) -> PaperTable:

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from replay.core.vocab import PRE_PASS, Arm, Confirmation, Label
 from replay.records.cell import CellId
 from replay.records.outcome import Outcome
+from replay.report.contents import Report
 from replay.report.paper_figures import Beside, published
-from replay.report.tables import Report
 from replay.sweep.labels import could_not_run
 
 

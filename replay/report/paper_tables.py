@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from replay.core.vocab import PRE_PASS, Arm, Confirmation, Label
 from replay.records.cell import CellId
+from replay.report.contents import Report
 from replay.report.paper_figures import NOT_RUN, Beside, published, rate_beside
 from replay.report.paper_study import PaperTable, Study, is_stable
-from replay.report.tables import Report
 
 VERDICTS = {Confirmation.STABLE: "confirmed", Confirmation.SEED_VARIABLE: "variable"}
 RUN_TEXT = {True: "pass", False: "fail", None: "-"}

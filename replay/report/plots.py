@@ -11,11 +11,10 @@ import io
 from typing import TYPE_CHECKING
 
 from replay.measures.statistics import wilson
+from replay.report.contents import Report, retention_interval
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from replay.report.tables import Report
 
 PLOT_DPI = 110
 
@@ -59,8 +58,6 @@ def damage_figure(report: Report) -> Figure:
 def retention_figure(report: Report) -> Figure | None:
     """Retention against task damage, one point per summarizer with intervals on both axes;
     None until `replay retention` has scored the run."""
-    from replay.report.tables import retention_interval
-
     points = []
     for rate in report.rates:
         mean = rate.retention[0] if rate.retention else None

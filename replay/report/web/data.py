@@ -23,10 +23,11 @@ from replay.models.types import Message
 from replay.records.cell import CellId, CellResult
 from replay.records.outcome import Outcome
 from replay.report.calls import Call, cell_calls
+from replay.report.contents import Report
 from replay.report.costs import cost_sums
 from replay.report.pairs import damage_rows, damage_verdict, pairs_of, retention_verdict
 from replay.report.plots import plots
-from replay.report.tables import Report, build, verdict
+from replay.report.tables import build, verdict
 from replay.report.web.traces import Divergence, Step, align, first_divergence, steps_of
 from replay.store import Store, summaries
 from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, TRACE

@@ -22,14 +22,13 @@ from replay.core.files import write_atomic
 from replay.core.vocab import Arm
 from replay.measures.statistics import rate_text
 from replay.records.cell import CellId, CellResult
+from replay.report.contents import Report, retention_interval
 from replay.report.histories import HISTORY_COLUMNS, history_rows
 from replay.report.marks import CODES, NOT_RUN_LEGEND, TRUNCATED_LEGEND, code
 from replay.report.names import legend_lines
 from replay.report.tables import (
     RATE_NOTE,
     RETENTION_NOTE,
-    Report,
-    retention_interval,
     retention_text,
     verdict,
 )
