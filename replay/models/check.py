@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from replay.core.errors import Halt
 from replay.models.cache import CallCache
 from replay.models.client import ModelClient
-from replay.models.transport import ModelRefused
+from replay.models.transport import CONNECTION, ModelRefused, ModelTransientError
 from replay.models.types import ChatRequest, ModelSpec
 
 TASK = [{"role": "system", "content": "You fix a bug in the repository at /testbed through "
@@ -47,11 +48,11 @@ def check_model(spec: ModelSpec, tools: list[dict[str, Any]], say: Callable[[str
     when the tools got a tool call and the summary came back as text. Raises `InputError` for a
     missing key and `Halt` for an endpoint that is not there, as any command."""
     with _client(spec) as client:
-        tools = _timed(say, "tool call", lambda: _tool_call(client, tools))
+        called = _timed(say, "tool call", lambda: _tool_call(client, tools))
         summary = _timed(say, "summary", lambda: _summary(client, tools))
         _timed(say, "seeds", lambda: _seeds(client))
         _timed(say, "context", lambda: _context(client))
-    return tools and summary
+    return called and summary
 
 
 def _timed(say: Callable[[str], None], what: str, check: Callable[[], tuple[bool, str]]) -> bool:
@@ -60,6 +61,10 @@ def _timed(say: Callable[[str], None], what: str, check: Callable[[], tuple[bool
         good, text = check()
     except ModelRefused as exc:
         good, text = False, f"refused: {exc}"
+    except ModelTransientError as exc:
+        if exc.why == CONNECTION:  # nothing listens there: every further check would fail alike
+            raise Halt(str(exc)) from None
+        good, text = False, f"failed: {exc}"
     say(f"{what:10} {'ok  ' if good else 'FAIL'} {text} ({time.monotonic() - started:.1f} s)")
     return good
 
