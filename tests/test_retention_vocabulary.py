@@ -97,6 +97,9 @@ def test_go_imports_outside_the_module_and_library_members() -> None:
     assert found.noise == {"os.path.join": "library_api", "strings.HasPrefix": "library_api",
                            "useEffect": "library_api"}
     assert {"session.NewState", "repoRoot.Join"} <= set(found.values["identifier"])
+    # a file named like a package is a file (the recall windows' `util.go`)
+    found = find_details('if !strings.Contains(output, "util.go") { see path.ts and os.go')
+    assert list(found.values["path"]) == ["util.go", "path.ts", "os.go"]
     assert {"library_api", "plural_acronym"} <= set(RULES)
 
 

@@ -252,12 +252,13 @@ def noise_rule(kind: str, value: str, project: frozenset[str] = frozenset(),
         return "short_token"
     if name in KEYWORDS:
         return "keyword"
+    member = kind == "identifier" and "." in name  # not a file (`util.go`, `path.ts`)
     head = name.split(".", 1)[0]
     if "." in name and head in BUILTIN_OBJECTS:
         return "builtin_member"
-    if name in imported or ("." in name and head in imported):
+    if name in imported or (member and head in imported):
         return "imported_name"
-    if ("." in name and head in LIBRARY_PACKAGES) or name in REACT_HOOKS:
+    if (member and head in LIBRARY_PACKAGES) or name in REACT_HOOKS:
         return "library_api"
     if _PLURAL_ACRONYM.fullmatch(name):
         return "plural_acronym"
