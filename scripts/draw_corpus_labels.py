@@ -1,18 +1,19 @@
 """Draw the values of a collected corpus to label by hand, or score the labels given.
 
-    python scripts/draw_corpus_labels.py CORPUS --draw > to-label.tsv
+    python scripts/draw_corpus_labels.py CORPUS --draw [--seed 36] > to-label.tsv
     python scripts/draw_corpus_labels.py CORPUS [LABELS]
 
 The draw is seeded, not chosen: the complete sessions with at least one compaction, in the order
-of their files, shuffled with seed 35; the first `SESSIONS` of them; from each, `PER_SESSION`
-values drawn at random from the recurring-detail references of all its boundaries (or all of
-them when fewer). Each row names the session by repository, branch commit and shard path (never
-its text) with the value and the text around its first sight, to label by reading: `detail` (a
-detail of the work a reader of the summary could need) or `noise`.
+of their files, shuffled with the seed (36 by default: the shipped labels' draw); the first
+`SESSIONS` of them; from each, `PER_SESSION` values drawn at random from the recurring-detail
+references of all its boundaries (or all of them when fewer). Each row names the session by
+repository, branch commit and shard path (never its text) with the value and the text around
+its first sight, to label by reading: `detail` (a detail of the work a reader of the summary
+could need) or `noise`.
 
-Given a labels file (default docs/retention-corpus/labels.tsv: `repository commit path position
-kind value label reason`), prints the precision per detail type with its 95% Wilson interval,
-and which types fall under 0.95 (not to be scored).
+Given a labels file (default the shipped one, replay/corpus/labels.tsv: `repository commit path
+position kind value label reason`), prints the precision per detail type with its 95% Wilson
+interval, and which types fall under 0.95 (not scored by `replay retention --corpus`).
 """
 
 from __future__ import annotations
@@ -24,26 +25,26 @@ import sys
 from pathlib import Path
 
 from replay.corpus.manifest import CorpusEntry, read_manifest
+from replay.corpus.precision import LABELS, THRESHOLD, measured, rule_kinds
 from replay.measures.chains import score_session
 from replay.measures.details import KINDS, find_details, serialize
 from replay.measures.retention import Limits
 from replay.measures.session_files import READERS, detect_format, read_records
 from replay.measures.statistics import wilson
 
-SEED = 35
+SEED = 36  # the draw of the shipped labels (35: the first draw, and the recall windows)
+WINDOW_SEED = 35
 SESSIONS = 40
 PER_SESSION = 10
 WINDOWS = 20
 WINDOW = 600
-DEFAULT_LABELS = Path(__file__).resolve().parent.parent / "docs" / "retention-corpus" / \
-    "labels.tsv"
 
 
-def draw(folder: Path) -> None:
-    """Print the drawn values with their context, tab-separated."""
+def draw(folder: Path, seed: int) -> None:
+    """Print the values drawn with `seed` with their context, tab-separated."""
     entries = sorted((e for e in read_manifest(folder) if e.complete and e.boundaries),
                      key=lambda e: e.file)
-    random.Random(SEED).shuffle(entries)
+    random.Random(seed).shuffle(entries)
     writer = csv.writer(sys.stdout, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\")
     writer.writerow(["repository", "commit", "path", "position", "kind", "value", "context"])
     for entry in entries[:SESSIONS]:
@@ -54,7 +55,7 @@ def draw(folder: Path) -> None:
         scored = score_session(session, Limits())
         values = [(c.position, kind, value) for c in scored.compactions
                   for kind in KINDS for value in c.reference.get(kind, [])]
-        picked = random.Random(f"{SEED}:{entry.file}").sample(values,
+        picked = random.Random(f"{seed}:{entry.file}").sample(values,
                                                                min(PER_SESSION, len(values)))
         for position, kind, value in sorted(picked):
             at = text.find(value)
@@ -74,7 +75,7 @@ def windows(folder: Path) -> None:
 def _windows(folder: Path) -> list[tuple[CorpusEntry, int, str]]:
     entries = sorted((e for e in read_manifest(folder) if e.complete and e.boundaries),
                      key=lambda e: e.file)
-    random.Random(SEED).shuffle(entries)
+    random.Random(WINDOW_SEED).shuffle(entries)
     found = []
     for entry in entries[:WINDOWS]:
         path = folder / entry.file
@@ -82,7 +83,7 @@ def _windows(folder: Path) -> list[tuple[CorpusEntry, int, str]]:
         session = READERS[detect_format(records, path)](records, str(path))
         before = session.messages[:session.compactions[-1].index]
         text = serialize(before)
-        offset = random.Random(f"{SEED}:window:{entry.file}").randrange(
+        offset = random.Random(f"{WINDOW_SEED}:window:{entry.file}").randrange(
             max(len(text) - WINDOW, 1))
         found.append((entry, offset, text[offset:offset + WINDOW]))
     return found
@@ -112,37 +113,36 @@ def recall(folder: Path, listed: Path) -> None:
 
 
 def precision(labels: Path) -> None:
-    """Print the precision per kind with its Wilson interval."""
+    """Print the precision per kind with its Wilson interval, and whether the 0.95 rule of
+    `replay retention --corpus` scores it."""
     rows = list(csv.DictReader(labels.open(encoding="utf-8"), delimiter="\t",
                                quoting=csv.QUOTE_NONE))
     sessions = {(row["repository"], row["path"]) for row in rows}
     print(f"{len(rows)} labelled values from {len(sessions)} sessions")
     print("| detail type | labelled | details | precision (95% Wilson) | scored |")
     print("|---|---|---|---|---|")
-    for kind in KINDS:
-        mine = [row for row in rows if row["kind"] == kind]
-        if not mine:
-            continue
-        details = sum(row["label"] == "detail" for row in mine)
-        interval = wilson(details, len(mine))
-        shown = f"{details / len(mine):.3f}"
-        if interval is not None:
-            shown += f" ({interval.low:.3f}-{interval.high:.3f})"
-        verdict = "yes" if details / len(mine) >= 0.95 else "no (under 0.95)"
-        print(f"| {kind} | {len(mine)} | {details} | {shown} | {verdict} |")
+    found = measured(labels)
+    scored = rule_kinds(found)
+    for kind, counts in found.items():
+        shown = f"{counts.precision:.3f}"
+        if counts.interval is not None:
+            shown += f" ({counts.interval.low:.3f}-{counts.interval.high:.3f})"
+        verdict = "yes" if kind in scored else f"no (under {THRESHOLD})"
+        print(f"| {kind} | {counts.labelled} | {counts.details} | {shown} | {verdict} |")
 
 
 def main() -> int:
     """Draw, or score the labels."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", type=Path)
-    parser.add_argument("labels", nargs="?", type=Path, default=DEFAULT_LABELS)
+    parser.add_argument("labels", nargs="?", type=Path, default=LABELS)
     parser.add_argument("--draw", action="store_true")
+    parser.add_argument("--seed", type=int, default=SEED, help="the draw's seed")
     parser.add_argument("--windows", action="store_true")
     parser.add_argument("--recall", type=Path, help="details listed by hand in the windows")
     options = parser.parse_args()
     if options.draw:
-        draw(options.corpus)
+        draw(options.corpus, options.seed)
     elif options.windows:
         windows(options.corpus)
     elif options.recall:

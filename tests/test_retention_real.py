@@ -50,8 +50,9 @@ def test_per_position_figures(report: ChainReport) -> None:
                                                                    (3, 1, 1)]
     # cipher-box: imported names, builtin members and called names are no details
     assert [round(m.mean, 3) for m in report.future] == [0.433, 0.222, 0.261]
-    # no /dev/null; a path of grep's context lines counts without its `-LINE-` suffix
-    assert [round(m.mean, 3) for m in report.recurring] == [0.466, 0.459, 0.348]
+    # no /dev/null; a path of grep's context lines counts without its `-LINE-` suffix; Go's
+    # standard and imported packages' members (`fmt.Errorf`, `object.Commit`) are no details
+    assert [round(m.mean, 3) for m in report.recurring] == [0.466, 0.452, 0.348]
     assert report.unreadable == 3
     # no finished file shown as pending: the rule this replaced flagged 3 of 5 here, all false
     assert (report.disorder_flagged, report.disorder_checked) == (0, 5)

@@ -74,3 +74,41 @@ def test_no_reference_holds_the_vocabulary(cipher_box: str) -> None:
         assert not {"console.log", "response.json"} & set(compaction.reference["path"])
     first = report.sessions[0].compactions[0].reference["identifier"]
     assert "createTestAccount" in first and "setRevokingId" in first  # the work's own names
+
+
+def test_go_imports_outside_the_module_and_library_members() -> None:
+    session = load_sessions([FIXTURES / "sessions" /
+                             "claude-code-entire-cli-3-compactions.jsonl.gz"])[0]
+    text = serialize(session.messages)
+    imported = imported_names(text, project_names([session.cwd]))
+    # the standard library's and go-git's packages (`github.com/go-git/go-git/v5`: `git`) ...
+    assert {"fmt", "strings", "filepath", "object", "git", "diffmatchpatch"} <= imported
+    # ... not the project's own (`entire.io/cli/cmd/entire/cli/session`: its files are read)
+    assert "entire.io/cli/cmd/entire/cli/session\"" in text
+    assert not {"session", "checkpoint", "paths", "agent", "trailers"} & imported
+    reading = Reading(project_names([session.cwd]), imported)
+    found = find_details(line_with(text, "fmt.Errorf("), reading)
+    assert found.noise["fmt.Errorf"] == "imported_name"
+    found = find_details(line_with(text, "session IDs"), reading)
+    assert found.noise["IDs"] == "plural_acronym" and "IDs" not in found.values["identifier"]
+    # without the imports in sight: the standard library's members and React's hooks
+    found = find_details("os.path.join(root) then strings.HasPrefix(s) in useEffect(() => {}); "
+                         "session.NewState() and repoRoot.Join")
+    assert found.noise == {"os.path.join": "library_api", "strings.HasPrefix": "library_api",
+                           "useEffect": "library_api"}
+    assert {"session.NewState", "repoRoot.Join"} <= set(found.values["identifier"])
+    # a file named like a package is a file (the recall windows' `util.go`)
+    found = find_details('if !strings.Contains(output, "util.go") { see path.ts and os.go')
+    assert list(found.values["path"]) == ["util.go", "path.ts", "os.go"]
+    assert {"library_api", "plural_acronym"} <= set(RULES)
+
+
+def test_a_format_verb_and_the_working_directory_are_no_paths() -> None:
+    found = find_details('filename := fmt.Sprintf("session-%s-%s.json", dateStr, idPrefix)')
+    assert not found.values["path"]
+    project = project_names(["/home/entity/projects/EntityProcess/agentv"])
+    found = find_details("cd /home/entity/projects/EntityProcess/agentv && cat "
+                         "/home/entity/projects/EntityProcess/agentv/src/cli.ts",
+                         Reading(project))
+    assert found.noise["/home/entity/projects/EntityProcess/agentv"] == "project_name"
+    assert list(found.values["path"]) == ["/home/entity/projects/EntityProcess/agentv/src/cli.ts"]

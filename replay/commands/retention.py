@@ -23,11 +23,12 @@ from replay.core.limits import MAX_CHARS as MAX_READ_CHARS
 from replay.core.limits import MAX_COUNT, MAX_WORKERS
 from replay.core.names import shown
 from replay.core.paths import default_store
+from replay.corpus.precision import KindChoice, choice
 from replay.measures.baseline import per_thousand
 from replay.measures.chains import ChainReport
 from replay.measures.details import KINDS
 from replay.measures.disorder import validation_status, validation_status_text
-from replay.measures.retention import MAX_CHARS, PER_KIND, SCORED_KINDS, Limits, Score
+from replay.measures.retention import MAX_CHARS, PER_KIND, Limits, Score
 from replay.measures.session_files import FORMATS
 from replay.measures.statistics import BOOTSTRAP_NOTE, bootstrap_mean, rate_text
 
@@ -51,8 +52,8 @@ PromptOption = Annotated[str | None, typer.Option(
 LimitOption = Annotated[int | None, typer.Option(
     min=1, max=MAX_COUNT, help="With --summarizer: sessions drawn (seeded).")]
 KindsOption = Annotated[str | None, typer.Option(
-    "--kinds", help="With --corpus: the detail types scored, comma-separated (default: "
-                    f"{','.join(SCORED_KINDS)}).")]
+    "--kinds", help="With --corpus: the detail types scored, comma-separated (default: the "
+                    "types whose measured precision on the shipped labels is at least 0.95).")]
 HistoryChars = Annotated[int, typer.Option(
     min=1000, max=MAX_READ_CHARS,
     help="With --summarizer: serialized characters of history the model is handed "
@@ -193,22 +194,18 @@ def _report_json(report: ChainReport) -> dict[str, Any]:
     }
 
 
-def _corpus(folder: Path, limits: Limits, workers: int, as_json: bool, csv_out: Path | None,
-            plot: Path | None) -> int:
+def _corpus(folder: Path, limits: Limits, kinds: KindChoice, workers: int, as_json: bool,
+            csv_out: Path | None, plot: Path | None) -> int:
     from replay.commands import retention_corpus as corpus
 
     corpus.check_outputs([csv_out, plot])
     if not (folder / "corpus.toml").is_file():
         raise InputError(f"{folder}: no corpus.toml (collect one with `replay sessions collect`)")
-    tables = corpus.score(folder, limits, workers, console)
+    tables = corpus.score(folder, limits, kinds, workers, console)
     if as_json:
-        console.print_json(json.dumps({"rows": [asdict(row) for row in tables.rows],
-                                       "sessions": tables.sessions,
-                                       "incomplete": tables.incomplete,
-                                       "unreadable": tables.unreadable,
-                                       "removed": tables.removed}))
+        console.print_json(json.dumps(corpus.tables_json(tables)))
     else:
-        corpus.print_tables(tables, console)
+        corpus.print_tables(tables, kinds, console)
     if csv_out is not None:
         corpus.write_csv(tables, csv_out)
     if plot is not None:
@@ -216,10 +213,10 @@ def _corpus(folder: Path, limits: Limits, workers: int, as_json: bool, csv_out: 
     return 0
 
 
-def _kinds(text: str | None) -> tuple[str, ...]:
-    """The detail types `--kinds` names (default: the scored ones); bad input for another."""
+def _kinds(text: str | None) -> tuple[str, ...] | None:
+    """The detail types `--kinds` names (None when not given); bad input for another."""
     if text is None:
-        return SCORED_KINDS
+        return None
     named = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
     unknown = [kind for kind in named if kind not in KINDS]
     if unknown or not named:
@@ -235,8 +232,8 @@ def _need_corpus(corpus: Path | None, given: dict[str, object]) -> None:
         raise InputError(f"{named[0]} needs --corpus")
 
 
-def _artificial(folder: Path, limits: Limits, summarizer: str, prompt: str | None,
-                limit: int | None, history_chars: int, store: Path) -> int:
+def _artificial(folder: Path, limits: Limits, kinds: KindChoice, summarizer: str,
+                prompt: str | None, limit: int | None, history_chars: int, store: Path) -> int:
     from replay.commands import retention_corpus as corpus
 
     if not prompt:
@@ -244,7 +241,8 @@ def _artificial(folder: Path, limits: Limits, summarizer: str, prompt: str | Non
                          "list`)")
     if not (folder / "corpus.toml").is_file():
         raise InputError(f"{folder}: no corpus.toml (collect one with `replay sessions collect`)")
-    corpus.artificial(folder, limits, summarizer, prompt, limit, history_chars, store, console)
+    corpus.artificial(folder, limits, kinds, summarizer, prompt, limit, history_chars, store,
+                      console)
     return 0
 
 
@@ -312,12 +310,14 @@ def register(app: typer.Typer) -> None:
         for `replay report`), the real compactions of sessions you bring, or a whole corpus."""
         _need_corpus(corpus, {"--csv": csv_out, "--plot": plot, "--summarizer": summarizer,
                               "--prompt": prompt, "--limit": limit, "--kinds": kinds})
-        limits = Limits(max_chars, per_kind, _kinds(kinds))
+        chosen = choice(_kinds(kinds))  # the 0.95 rule's types, or --kinds (corpus only)
+        limits = Limits(max_chars, per_kind, chosen.scored) if corpus is not None else \
+            Limits(max_chars, per_kind)
         if corpus is not None and summarizer is not None:
-            raise typer.Exit(_artificial(corpus, limits, summarizer, prompt, limit,
+            raise typer.Exit(_artificial(corpus, limits, chosen, summarizer, prompt, limit,
                                          history_chars, store or default_store()))
         if corpus is not None:
-            raise typer.Exit(_corpus(corpus, limits, workers, as_json, csv_out, plot))
+            raise typer.Exit(_corpus(corpus, limits, chosen, workers, as_json, csv_out, plot))
         if sessions:
             raise typer.Exit(_sessions(targets or [], format_, limits, with_anchor_index,
                                        literal, as_json))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import os
+from dataclasses import asdict
 from pathlib import Path
 
 from rich.console import Console
@@ -15,8 +16,10 @@ from rich.table import Table
 from replay.commands.options import make_console
 from replay.core.errors import InputError
 from replay.corpus.manifest import read_manifest
+from replay.corpus.precision import THRESHOLD, KindChoice
 from replay.corpus.scoring import jobs, score_corpus
 from replay.corpus.tables import Row, SessionRecord, Tables, build
+from replay.measures.details import KINDS
 from replay.measures.retention import Limits
 
 
@@ -31,7 +34,8 @@ def check_outputs(paths: list[Path | None]) -> None:
                              "or not writable)")
 
 
-def score(folder: Path, limits: Limits, workers: int, out: Console) -> Tables:
+def score(folder: Path, limits: Limits, kinds: KindChoice, workers: int,
+          out: Console) -> Tables:
     """Score the corpus (resuming from its kept records) and build the tables; one line per
     unreadable file, on standard error (so that --json stays JSON)."""
     notes = make_console(stderr=True)
@@ -49,7 +53,7 @@ def score(folder: Path, limits: Limits, workers: int, out: Console) -> Tables:
                                                            record)))
     sessions.sort(key=lambda pair: pair[0])  # the order of the files, whatever finished first
     return build([session for _, session in sessions],
-                 sum(1 for entry in entries if not entry.complete))
+                 sum(1 for entry in entries if not entry.complete), kinds)
 
 
 def _value(row: Row) -> str:
@@ -63,7 +67,7 @@ def _value(row: Row) -> str:
     return shown
 
 
-def print_tables(tables: Tables, out: Console) -> None:
+def print_tables(tables: Tables, kinds: KindChoice, out: Console) -> None:
     """The tables beside the study's figures, and the counts of what was not scored."""
     table = Table(title="retention on the corpus beside Compact-Bench's figures")
     for column in ("table", "row", "corpus", "n", "study"):
@@ -72,10 +76,30 @@ def print_tables(tables: Tables, out: Console) -> None:
         table.add_row(escape(row.table), escape(row.label), _value(row), str(row.n),
                       escape(row.study))
     out.print(table)
+    out.print(kinds_line(kinds), highlight=False)
     out.print(f"{tables.sessions} complete session(s) scored; {tables.unreadable} unreadable; "
               f"{tables.incomplete} incomplete (a shard's transcript missing) not scored; the "
               f"completeness filter removed {tables.removed}. Intervals: 95% percentile "
               "bootstrap over boundaries (sessions for the ratio).", highlight=False)
+
+
+def kinds_line(kinds: KindChoice) -> str:
+    """Which detail types were scored and why the others were not."""
+    scored = ", ".join(kinds.scored) or "none"
+    others = ", ".join(kind for kind in KINDS if kind not in kinds.scored) or "none"
+    if kinds.named:
+        return (f"Detail types scored: {scored} (named by --kinds, not chosen by the "
+                f"{THRESHOLD} precision rule); not scored: {others}.")
+    return (f"Detail types scored: {scored} (measured precision >= {THRESHOLD} on the shipped "
+            f"labels); not scored: {others} (precision under {THRESHOLD}, or no labelled "
+            "values; see the detail types rows).")
+
+
+def tables_json(tables: Tables) -> dict[str, object]:
+    """The rows and counts as a JSON object."""
+    data = {key: value for key, value in asdict(tables).items() if key != "rows"}
+    data["rows"] = [asdict(row) for row in tables.rows]
+    return data
 
 
 def write_csv(tables: Tables, path: Path) -> None:
@@ -119,8 +143,9 @@ def write_plot(tables: Tables, path: Path) -> None:
     plt.close(figure)
 
 
-def artificial(folder: Path, limits: Limits, backbone: str, prompt_name: str,
-               limit: int | None, history_chars: int, store: Path, out: Console) -> None:
+def artificial(folder: Path, limits: Limits, kinds: KindChoice, backbone: str,
+               prompt_name: str, limit: int | None, history_chars: int, store: Path,
+               out: Console) -> None:
     """Summaries by `backbone` with prompt `prompt_name` at each drawn session's artificial
     boundary, scored and printed beside the production summaries at the same boundaries."""
     from replay.compaction.sources import load_prompt
@@ -155,6 +180,7 @@ def artificial(folder: Path, limits: Limits, backbone: str, prompt_name: str,
         table.add_row(escape(label), _mean_text(production), _mean_text(recurring),
                       f"{sum(chars) / len(chars):,.0f}" if chars else "-")
     out.print(table)
+    out.print(kinds_line(kinds), highlight=False)
 
 
 def _mean_text(values: list[float | None]) -> str:

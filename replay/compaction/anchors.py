@@ -43,9 +43,10 @@ EXTENSIONS = (
 )
 URL_PATTERN = re.compile(r"https?://[^\s<>\"'`)\]}]+")
 TEST_ID_PATTERN = re.compile(r"(?<![\w./-])[\w./-]*\w\.py::[^\s,;'\"()]+")
+# Not glued after a format verb (`session-%s.json` names no file `s.json`).
 PATH_PATTERN = re.compile(
-    r"(?<![\w.~/@+-])(?:(?:~|\.\.?)?/?(?:[\w.@+-]+/)+[\w.@+-]*|(?:/[\w.@+-]+)+/?)"
-    rf"|(?<![\w./-])\w[\w.+-]*\.(?:{EXTENSIONS})(?![\w])"
+    r"(?<![\w.~/@+%-])(?:(?:~|\.\.?)?/?(?:[\w.@+-]+/)+[\w.@+-]*|(?:/[\w.@+-]+)+/?)"
+    rf"|(?<![\w./%-])\w[\w.+-]*\.(?:{EXTENSIONS})(?![\w])"
 )
 ERROR_TYPE = r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Failure|Exit|Interrupt|Fault)"
 _ERROR = re.compile(rf"(?<![\w.])({ERROR_TYPE})\b(?::[ \t]*([^\n]*))?")

@@ -12,7 +12,9 @@ counting where its reference holds at least one detail):
   summary's size, on the same boundaries;
 - production-chain and recurring retention by client (the session's format);
 - boundaries with at least one future detail, of all boundaries;
-- Appendix L's completeness filter: sessions it removes.
+- Appendix L's completeness filter: sessions it removes;
+- the detail types: for each, its measured precision on the shipped labels and whether it was
+  scored (`replay.corpus.precision`: the 0.95 rule, or `--kinds`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from replay.corpus.precision import KindChoice
+from replay.measures.details import KINDS
 from replay.measures.statistics import bootstrap_mean
 
 STUDY_POSITIONS = {1: (0.157, 106), 2: (0.199, 27), 3: (0.049, 6), 4: (0.018, 1)}
@@ -63,6 +67,8 @@ class Tables:
     incomplete: int = 0
     unreadable: int = 0
     removed: int = 0
+    scored_kinds: list[str] = field(default_factory=list)
+    kinds_named: bool = False  # True: --kinds chose the scored types; False: the 0.95 rule
 
 
 def mean_row(table: str, label: str, values: Sequence[float], study: str = "") -> Row:
@@ -153,13 +159,27 @@ def count_rows(sessions: Sequence[SessionRecord], removed: int, scored: int) -> 
                 study="-", share=False)]
 
 
-def build(sessions: Sequence[SessionRecord], incomplete: int) -> Tables:
+def kind_rows(kinds: KindChoice) -> list[Row]:
+    """One row per detail type: its measured precision with n and Wilson interval, and in
+    the study column whether it was scored and why."""
+    rows = []
+    for kind in KINDS:
+        found = kinds.measured.get(kind)
+        interval = found.interval if found else None
+        rows.append(Row("detail types", kind, found.precision if found else None,
+                        found.labelled if found else 0, interval.low if interval else None,
+                        interval.high if interval else None, kinds.reason(kind)))
+    return rows
+
+
+def build(sessions: Sequence[SessionRecord], incomplete: int, kinds: KindChoice) -> Tables:
     """Every table of the module docstring."""
     readable = [s for s in sessions if "error" not in s.record]
     removed = sum(1 for s in readable if not s.record.get("kept"))
     tables = Tables(sessions=len(sessions), incomplete=incomplete,
-                    unreadable=len(sessions) - len(readable), removed=removed)
+                    unreadable=len(sessions) - len(readable), removed=removed,
+                    scored_kinds=list(kinds.scored), kinds_named=kinds.named)
     tables.rows = [*position_rows(readable), *instruction_rows(readable), *ratio_rows(readable),
                    *recurring_rows(readable), *client_rows(readable),
-                   *count_rows(readable, removed, len(readable))]
+                   *count_rows(readable, removed, len(readable)), *kind_rows(kinds)]
     return tables

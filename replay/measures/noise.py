@@ -42,12 +42,20 @@ RULES = {
                    "commit message, not its content",
     "tool_name": "the name of an agent tool or of its arguments (`TodoWrite`, `exec_command`, "
                  "`old_string`) is the agent's vocabulary, not the task's",
-    "project_name": "a component of the working directory, in any case (`agentv` or `AgentV` "
-                    "under `/home/me/EntityProcess/agentv`), names the project or where it lives: "
-                    "every tool call carries it, so it recurs whatever the work did",
+    "project_name": "the working directory, or a component of it, in any case (`agentv` or "
+                    "`AgentV` under `/home/me/EntityProcess/agentv`), names the project or where "
+                    "it lives: every tool call carries it, so it recurs whatever the work did",
     "imported_name": "a name imported from an outside package (`import { useState } from "
-                     "'react'`; not a relative or aliased path, nor the project's own scope) is "
-                     "that package's vocabulary: the work calls it, it does not define it",
+                     "'react'`, Go's `import \"github.com/go-git/go-git/v5/plumbing/object\"`; "
+                     "not a relative or aliased path, nor the project's own module), or a "
+                     "member of one (`object.Commit`), is that package's vocabulary: the work "
+                     "calls it, it does not define it",
+    "library_api": "a member of a standard library package of Go, Python or Node (`fmt.Errorf`, "
+                   "`strings.HasPrefix`, `os.path.join`, `fs.readFileSync`) or one of React's "
+                   "builtin hooks (`useEffect`) is the library's vocabulary, read in any session "
+                   "of that language whether or not its import was seen",
+    "plural_acronym": "an acronym's plural (`IDs`, `URLs`, `UUIDs`) is a word of prose, not a "
+                      "name",
     "boilerplate": "the agent harness's own text: its transcript paths, its attribution links "
                    "and commit trailers, a publisher's `REDACTED` mark",
 }
@@ -71,6 +79,26 @@ KEYWORDS = _words(
 # `self` or `this`, whose members are the work's own.
 BUILTIN_OBJECTS = _words("console JSON Math Object Array Promise String Number Boolean Date "
                          "window document localStorage sessionStorage")
+# Standard library packages whose members are the language's vocabulary (`library_api`): Go's
+# (by the name code calls them), Python's and Node's modules; not those named like the variables
+# of a project (`list`, `user`, `url`, `hash`, `template`, `token`, `image`, `color`, `text`).
+LIBRARY_PACKAGES = _words(
+    # Go
+    "bufio bytes errors fmt filepath ioutil os strconv strings sync atomic syscall time "
+    "context sort slices maps utf8 unicode regexp reflect runtime exec signal http httptest "
+    "json base64 hex sha256 sha1 sha512 md5 hmac tls x509 io fs slog testing gzip zlib tar zip "
+    "csv xml pem binary tabwriter filepathlite ast "
+    # Python
+    "sys re subprocess pathlib shutil datetime logging typing collections itertools functools "
+    "math hashlib argparse unittest asyncio tempfile glob shlex textwrap inspect importlib "
+    "pickle uuid socket threading multiprocessing contextlib traceback struct zipfile tarfile "
+    "sqlite3 urllib dataclasses pytest "
+    # Node
+    "path child_process util crypto events process")
+REACT_HOOKS = _words(
+    "useState useEffect useLayoutEffect useInsertionEffect useMemo useCallback useRef "
+    "useContext useReducer useId useTransition useDeferredValue useSyncExternalStore "
+    "useImperativeHandle useDebugValue useOptimistic useActionState useFormStatus")
 COMMIT_TYPES = _words("feat fix docs chore refactor test tests style perf build ci revert wip "
                       "release")
 TOOL_NAMES = _words(
@@ -107,6 +135,13 @@ _TIMING = re.compile(r"\d+\.\d+ ?(?:ms|s|sec|secs|seconds|min|minutes)")
 _ROUTINE = re.compile(r"git (?:status|log|diff|show|branch|remote|fetch|stash list)"
                       r"(?: (?:-[\w-]+(?:=\S+)?|\d+|HEAD|main|master|origin|2>&1|\|"
                       r"|[\w~^-]+\.\.\.?[\w~^-]+)| head -\d+)*")
+# Go's `import ( ... )` block and `import name "path"` line; each quoted path, maybe aliased.
+_GO_IMPORTS = re.compile(r"(?<![\w.])import[ \t]*\(([^()]{1,4000})\)"
+                         r"|(?<![\w.])import[ \t]+((?:\w+[ \t]+)?\"[^\"\s]+\")")
+_GO_SPEC = re.compile(r"(?:([A-Za-z_]\w*)[ \t]+)?\"([\w./-]+)\"")
+_GO_VERSION = re.compile(r"v\d+")
+_GO_FOLDER = re.compile(r"(?<![\w./-])([\w./-]+)/[\w-]+\.go\b")
+_PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
 # A word every boilerplate form holds, looked for in the lowercased value before the pattern.
 _BOILERPLATE_HINT = re.compile("claude|codex|anthropic|co-authored|chatgpt|redacted")
 _SLASHED = re.compile(r"/[\w.-]+/?")
@@ -115,27 +150,69 @@ _COMMIT_STARTS = tuple(COMMIT_TYPES)  # a commit type opens the lowercased value
 
 
 def project_names(roots: Iterable[str]) -> frozenset[str]:
-    """The components of the working directories `roots`, lowercased (`project_name`)."""
-    return frozenset(part.lower() for root in roots for part in root.split("/") if part)
+    """The working directories `roots` and their components, lowercased (`project_name`)."""
+    roots = [root.rstrip("/") for root in roots if root.strip("/")]
+    return frozenset([*(root.lower() for root in roots),
+                      *(part.lower() for root in roots for part in root.split("/") if part)])
 
 
 def imported_names(text: str, project: frozenset[str] = frozenset()) -> frozenset[str]:
-    """The names `text` imports from outside packages in an ES module's `import ... from '...'`
-    (`imported_name`): not from a relative or aliased path (`./x`, `@/x`, `~/x`, `#x`), nor from
-    the project's own packages: one whose name or scope is, in any case and without dashes, a
-    `project_names` component or a folder of a path the text names (`@cipherbox/crypto` under
-    `.../cipher-box/`; not a folder right under `node_modules/`). Python's `from x import y` is
-    left out: a project imports its own package the same way."""
-    imports = [match.groups() for match in _IMPORT.finditer(text)] if "import" in text else []
-    if not imports:
+    """The names `text` imports from outside packages (`imported_name`): in an ES module's
+    `import ... from '...'`, and Go's package names (`import "github.com/x/y/object"`: `object`,
+    or its alias). Not from a relative or aliased path (`./x`, `@/x`, `~/x`, `#x`), nor from
+    the project's own packages: for ES modules one whose name or scope is, in any case and
+    without dashes, a `project_names` component or a folder of a path the text names
+    (`@cipherbox/crypto` under `.../cipher-box/`; not a folder right under `node_modules/`); for
+    Go one whose module's owner or name is a `project_names` component
+    (`github.com/entireio/cli/...` under `.../cli`). Python's `from x import y` is left out: a
+    project imports its own package the same way."""
+    if "import" not in text:
         return frozenset()
+    names = _go_imports(text, project)
+    imports = [match.groups() for match in _IMPORT.finditer(text)]
+    if not imports:
+        return frozenset(names)
     own = {_bare(part) for part in [*project, *set(_FOLDER.findall(text))]}
-    names: set[str] = set()
     for listed, package in imports:
         if not package.startswith((".", "/", "@/", "~/", "#")) and (
                 _bare(package.lstrip("@").split("/")[0]) not in own):
             names.update(_NAME.findall(listed))
     return frozenset(names - {"as", "type"})
+
+
+def _go_imports(text: str, project: frozenset[str]) -> set[str]:
+    """The names Go code in `text` imports from packages outside the project's modules: the
+    standard library's, and those of a module none of whose packages is the project's own (its
+    owner or name a `project_names` component, or a Go file of it in a path of the text:
+    `cmd/cli/strategy/hooks.go` for `entire.io/cli/cmd/cli/strategy`)."""
+    specs = {(alias, package) for match in _GO_IMPORTS.finditer(text)
+             for alias, package in _GO_SPEC.findall(match.group(1) or match.group(2))
+             if not package.startswith(".") and alias not in ("_", ".")}
+    if not specs:
+        return set()
+    bare = {_bare(part) for part in project}
+    folders = [folder.strip("./").split("/") for folder in set(_GO_FOLDER.findall(text))]
+    tails = {"/".join(parts[k:]) for parts in folders for k in range(len(parts) - 1)}
+    own = set()
+    for _, package in specs:
+        parts = package.split("/")
+        if "." in parts[0] and (bare & {_bare(part) for part in parts[1:3]} or any(
+                "/".join(parts[k:]) in tails for k in range(1, len(parts) - 1))):
+            own.add(_module(parts))
+    names = set()
+    for alias, package in specs:
+        parts = package.split("/")
+        if "." not in parts[0] or _module(parts) not in own:
+            name = parts[-2] if _GO_VERSION.fullmatch(parts[-1]) and len(parts) > 1 else parts[-1]
+            names.add(alias or name.removeprefix("go-").replace("-", "_"))
+    return names
+
+
+def _module(parts: list[str]) -> tuple[str, ...]:
+    """The module a Go package path's parts belong to, as far as its form tells:
+    `github.com/owner/name`, else `host/name`."""
+    return tuple(parts[:3] if parts[0] in ("github.com", "gitlab.com", "bitbucket.org")
+                 else parts[:2])
 
 
 def _bare(name: str) -> str:
@@ -175,10 +252,16 @@ def noise_rule(kind: str, value: str, project: frozenset[str] = frozenset(),
         return "short_token"
     if name in KEYWORDS:
         return "keyword"
-    if "." in name and name.split(".", 1)[0] in BUILTIN_OBJECTS:
+    member = kind == "identifier" and "." in name  # not a file (`util.go`, `path.ts`)
+    head = name.split(".", 1)[0]
+    if "." in name and head in BUILTIN_OBJECTS:
         return "builtin_member"
-    if name in imported:
+    if name in imported or (member and head in imported):
         return "imported_name"
+    if (member and head in LIBRARY_PACKAGES) or name in REACT_HOOKS:
+        return "library_api"
+    if _PLURAL_ACRONYM.fullmatch(name):
+        return "plural_acronym"
     return "tool_name" if name in TOOL_NAMES else None
 
 
