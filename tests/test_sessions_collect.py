@@ -218,3 +218,23 @@ def test_the_default_scores_the_types_the_labels_pass(corpus: Path, tmp_path: Pa
     written = [row for row in csv.DictReader((tmp_path / "t.csv").open())
                if row["table"] == "detail types"]
     assert len(written) == 11
+
+
+def test_a_transcript_not_in_json_lines_is_counted_incomplete(tmp_path: Path) -> None:
+    """A session exported as one pretty-printed JSON document (as OpenCode's are) is written,
+    listed as incomplete and never scored as if whole."""
+    repo = tmp_path / "export"
+    _git(tmp_path, "init", "-q", "-b", "entire/checkpoints/v1", str(repo))
+    export = {"info": {"id": "ses_1"}, "messages": [{"role": "user", "parts": ["fix it"]},
+                                                    {"role": "assistant", "parts": ["done"]}]}
+    _shard(repo, "5e/5555555555/0", "opencode-1", "2026-03-01T10:00:00Z", 0,
+           json.dumps(export, indent=2).splitlines())
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "export")
+    done = run_replay("sessions", "collect", str(repo), "--out", str(tmp_path / "c"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 incomplete" in done.stdout
+    [entry] = tomllib.loads((tmp_path / "c" / "corpus.toml").read_text())["session"]
+    assert entry["session_id"] == "opencode-1" and entry["complete"] is False
+    scored = json.loads(run_replay("retention", "--corpus", str(tmp_path / "c"), "--json").stdout)
+    assert (scored["incomplete"], scored["sessions"]) == (1, 0)

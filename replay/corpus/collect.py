@@ -124,7 +124,8 @@ def _write(repository: Repository, licence: str, session: CheckpointSession, fol
         path=session.shards[-1].path, shards=len(session.shards), session_id=session.session_id,
         agent=session.shards[-1].agent or "unknown", licence=licence,
         boundaries=_boundaries(records, str(relative)), size=len(text.encode()),
-        complete=session.complete, redacted=sum(redactor.counts.values()),
+        complete=session.complete and _whole(session, records),
+        redacted=sum(redactor.counts.values()),
         redacted_scored=sum(redactor.scored.values()))
 
 
@@ -136,6 +137,12 @@ def _records(lines: list[str], redactor: Redactor) -> Iterator[dict]:
             continue  # a torn line of a shard cut mid-write; the joined file keeps whole lines
         if isinstance(record, dict):
             yield redactor.value(record)
+
+
+def _whole(session: CheckpointSession, records: list[dict]) -> bool:
+    """Whether the joined lines were read as JSON lines: at most one torn line a shard. A
+    transcript in another form (a pretty-printed JSON export) is not whole, never scored."""
+    return len(session.lines) - len(records) <= len(session.shards)
 
 
 def _boundaries(records: list[dict], source: str) -> int | None:
