@@ -13,14 +13,15 @@ from matplotlib.text import Text as MplText
 from rich.console import Console
 
 from replay.core.errors import Fault, InputError
-from replay.core.vocab import FaultKind
+from replay.core.vocab import FaultKind, ValidationStatus
 from replay.records.cell import CellId, CellResult
 from replay.records.plan import Plan
+from replay.records.validation import Validation
 from replay.report.exports import heatmap_figure, write
 from replay.report.markdown import to_markdown
 from replay.report.marks import code
 from replay.report.tables import build, diagnostics, render
-from replay.store import Store
+from replay.store import Store, validations
 from replay.sweep.labels import confirmation, label
 from replay.sweep.plan import bind_run, load_cells, pending, record_cell, save_run
 
@@ -77,8 +78,9 @@ def report_store(tmp_path: Path) -> Path:
     with Store.open(path) as store:
         save_run(store, "r", PLAN)
         for instance in ("one", "two", "three"):
-            store.record_validation(instance, "local", "valid", [], {})
-        store.record_validation("four", "local", "excluded", ["not solvable"], {})
+            validations.keep(store, "local", Validation(instance, ValidationStatus.VALID, []))
+        validations.keep(store, "local",
+                         Validation("four", ValidationStatus.EXCLUDED, ["not solvable"]))
         cells = [done("one", "pre", "", True), done("one", "post", "m:codex", False),
                  done("one", "post", "m:codex", False, 1),
                  done("one", "post", "m:codex", True, 2),
@@ -150,7 +152,7 @@ def long_names(tmp_path: Path) -> Path:
     with Store.open(path) as store:
         save_run(store, "piped-run", plan)
         for instance in plan.instances:
-            store.record_validation(instance, "local", "valid", [], {})
+            validations.keep(store, "local", Validation(instance, ValidationStatus.VALID, []))
             record_cell(store, "piped-run", done(instance, "pre", "", True))
             for index, summarizer in enumerate(plan.summarizers):
                 cell = done(instance, "post", summarizer, index % 2 == 0)
@@ -220,7 +222,7 @@ def test_a_run_stored_before_temperature_and_refusals_loads_as_it_ran(tmp_path: 
         store.db.execute("INSERT INTO runs VALUES ('old', 'digest', ?, 0, 0)", (legacy_plan,))
         store.db.execute("INSERT INTO cells VALUES ('old', 'one', 'pre', '', 0, 'done', 1, ?, 0)",
                          (legacy_cell,))
-        store.record_validation("one", "local", "valid", [], {})
+        validations.keep(store, "local", Validation("one", ValidationStatus.VALID, []))
         report = build(store, "old")
     assert report.plan.temperature == 0.0  # what runs made before it was a setting sampled at
     assert report.cells[CellId("one", "pre", "", 0)].refused is None

@@ -15,17 +15,19 @@ import pytest
 
 from replay.agent.loop import AgentConfig
 from replay.agent.tools import TOOLS
+from replay.core.vocab import ValidationStatus
 from replay.models.cache import CallCache, request_content
 from replay.models.client import call_key, settled
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Usage
 from replay.records.cell import CellId, CellResult
 from replay.records.plan import Plan
+from replay.records.validation import Validation
 from replay.report.web.data import grid_view, read_store
 from replay.report.web.highlight import marked
 from replay.report.web.pages import page_name, render_cell, render_grid, write_site
 from replay.report.web.server import ViewServer
 from replay.report.web.traces import first_divergence, steps_of
-from replay.store import Store
+from replay.store import Store, validations
 from replay.store.artifacts import CONTINUATIONS
 from replay.store.schema import TABLES
 from replay.sweep.plan import record_cell, save_run
@@ -125,7 +127,7 @@ def view_store(tmp_path: Path) -> Path:
     path = tmp_path / "runs" / "replay.db"
     with Store.open(path) as store:
         save_run(store, "r", PLAN)
-        store.record_validation("one", "local", "valid", [], {})
+        validations.keep(store, "local", Validation("one", ValidationStatus.VALID, []))
         keep_continuation(store, "a" * 64, PRE, True, (step_key(), "f" * 64))
         keep_continuation(store, "b" * 64, POST, False)
         store.db.execute("INSERT INTO summaries VALUES ('s1', 'one', 'm:codex', 0, ?, 0)", (

@@ -29,7 +29,7 @@ from replay.pipeline.cell import run_cell as run_task
 from replay.pipeline.summary import Summarizer
 from replay.records.cell import CellId, CellResult
 from replay.records.plan import DEFAULT_TEMPERATURE
-from replay.store import Store, summaries
+from replay.store import Store, summaries, validations
 from replay.store.artifacts import CONTINUATIONS, TRACE
 
 
@@ -123,7 +123,7 @@ def run_cell(instance: Instance, options: CellOptions, store: Path, *,
     breaker = Breaker()
     try:
         with Store.open(store) as opened, CallCache(store) as cache:
-            validation = opened.validation(instance.instance_id, chosen.name)
+            validation = validations.find(opened, instance.instance_id, chosen.name)
             task = replace(task, gold_seconds=gold_seconds(validation),
                            test_timeout=cell_timeout(options.test_timeout, validation))
 

@@ -35,7 +35,7 @@ from replay.judge.testrun import run_tests
 from replay.judge.timeouts import cell_timeout
 from replay.models.types import Model
 from replay.records.trace import Trace
-from replay.store import Store
+from replay.store import Store, validations
 from replay.store.artifacts import GRADE, TESTS_LOG, TRACE, TRAJECTORIES, keyed
 
 
@@ -117,7 +117,7 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
             return Collected(instance.instance_id, None, trace.error)
         snapshots.settle(env, instance.base_commit)  # the tests see the tree alone
         grade = run_tests(env, instance, recipe, folder / TESTS_LOG, cell_timeout(
-            test_timeout, store.validation(instance.instance_id, backend.name)))
+            test_timeout, validations.find(store, instance.instance_id, backend.name)))
     except HarnessError as exc:
         return Collected(instance.instance_id, None, f"{type(exc).__name__}: {exc}")
     first_request = recorder.requests[0] if recorder.requests else 0

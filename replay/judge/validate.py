@@ -27,7 +27,7 @@ from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT
 from replay.records.grade import Grade
 from replay.records.snapshot import Snapshot
 from replay.records.validation import Validation
-from replay.store import Store
+from replay.store import Store, validations
 
 PROBE_FILE = ".replay-restore-probe"
 
@@ -85,8 +85,7 @@ def validate_instance(instance: Instance, backend: Backend, store: Store,
         validation = Validation(instance.instance_id, ValidationStatus.ERROR,
                                 [f"harness fault: {exc}"])
     validation.checks["seconds"] = {k: round(v, 2) for k, v in timings.items()}
-    store.record_validation(instance.instance_id, backend.name, validation.status,
-                            validation.reasons, validation.checks)
+    validations.keep(store, backend.name, validation)
     return validation
 
 

@@ -9,7 +9,6 @@ write (`replay.store.migrations`); opened to read, it is never written.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import sqlite3
 import time
@@ -186,23 +185,6 @@ class Store:
     def write_artifact(self, data: bytes | str, *parts: str) -> Path:
         """Write an artifact atomically and return its path."""
         return artifacts.write(self.artifacts, data, *parts)
-
-    def record_validation(self, instance_id: str, backend: str, status: str,
-                          reasons: list[str], checks: dict[str, Any]) -> None:
-        """Write (or replace) the validation record of an instance on a backend."""
-        self.db.execute("INSERT OR REPLACE INTO validations VALUES (?, ?, ?, ?, ?, ?)",
-                        (instance_id, backend, status, json.dumps(reasons), json.dumps(checks),
-                         time.time()))
-
-    def validation(self, instance_id: str, backend: str) -> dict[str, Any] | None:
-        """The validation record of an instance on a backend, if any."""
-        row = self.db.execute(
-            "SELECT status, reasons, checks, created_at FROM validations "
-            "WHERE instance_id=? AND backend=?", (instance_id, backend)).fetchone()
-        if row is None:
-            return None
-        return {"status": row[0], "reasons": json.loads(row[1]), "checks": json.loads(row[2]),
-                "created_at": row[3]}
 
     def record_continuation(self, key: str, instance_id: str, arm: str, passed: bool,
                             grade: str, calls: Sequence[str] = ()) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import SummarizerName, parse_summarizer
@@ -25,6 +24,7 @@ from replay.records.cell import CellId
 from replay.records.history import History
 from replay.records.plan import Plan
 from replay.records.snapshot import Snapshot
+from replay.records.validation import Validation
 from replay.store import Store
 
 
@@ -50,9 +50,9 @@ class Prepared:
     histories: dict[str, History]
     summarizers: dict[str, Summarizer] = field(default_factory=dict)
 
-    def task(self, cell: CellId, validation: dict[str, Any] | None = None) -> CellTask:
+    def task(self, cell: CellId, validation: Validation | None = None) -> CellTask:
         """The task of one cell of the plan; its test timeout is the plan's, else derived from
-        the instance's `validation` record."""
+        the instance's `validation`."""
         return CellTask(cell, self.instances[cell.instance_id],
                         self.histories[cell.instance_id],
                         self.summarizers[cell.summarizer] if cell.arm == Arm.POST else None,

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from replay.compaction.tails import tokens
 from replay.core.errors import Halt
-from replay.core.vocab import Arm, CellStatus
+from replay.core.vocab import Arm, CellStatus, ValidationStatus
 from replay.models.cache import CallCache
 from replay.models.retry import RetryNotice
 from replay.pipeline.cell import CellTask, kept_result, prepare
@@ -35,6 +35,7 @@ from replay.pipeline.summary import summary_key
 from replay.records.cell import CellId, CellResult
 from replay.records.validation import Validation
 from replay.store import Store, summaries
+from replay.store import validations as stored_validations
 from replay.sweep.budget import Budget
 from replay.sweep.cells import Prepared
 from replay.sweep.exports import ingest
@@ -129,21 +130,21 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
     todo = pending(plan, cells) + stale_refusals(prepared, cells, store)
     instances = list(dict.fromkeys(cell.instance_id for cell in todo))
     tests = [prepared.validation(ident) for ident in instances
-             if (found := store.validation(ident, plan.backend)) is None
-             or found["status"] == "error"]
+             if (found := stored_validations.find(store, ident, plan.backend)) is None
+             or found.status == ValidationStatus.ERROR]
     for finished in _run(executor, tests, progress, outcome):
         if finished.export is not None:
             ingest(store, cache, finished.export, plan.backend)
         verdict = finished.result
         assert isinstance(verdict, Validation)
         if finished.unrecorded:
-            store.record_validation(verdict.instance_id, plan.backend, verdict.status,
-                                    verdict.reasons, verdict.checks)
+            stored_validations.keep(store, plan.backend, verdict)
         outcome.validated.append(verdict)
         progress.validated(verdict)
     verdicts = validations(store, plan)
     runnable = [cell for cell in todo
-                if (verdicts.get(cell.instance_id) or {}).get("status") == "valid"]
+                if (found := verdicts.get(cell.instance_id)) is not None
+                and found.status == ValidationStatus.VALID]
     progress.planned(len(runnable))
     tasks = []
     for cell in runnable:
@@ -201,7 +202,7 @@ def _run(executor: Executor, tasks: list[Task], progress: Progress,
 
 def _record(store: Store, run: str, result: CellResult, cells: dict[CellId, CellResult],
             outcome: SweepResult, progress: Progress, prepared: Prepared,
-            verdicts: dict[str, Any]) -> None:
+            verdicts: dict[str, Validation | None]) -> None:
     record_cell(store, run, result)
     cells[result.cell] = result
     outcome.results.append(result)

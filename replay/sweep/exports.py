@@ -20,7 +20,7 @@ from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
 from replay.records.cell import CellResult
 from replay.records.validation import Validation
-from replay.store import Store, summaries
+from replay.store import Store, summaries, validations
 from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, keyed
 from replay.store.summaries import SummaryRow
 
@@ -125,8 +125,7 @@ def ingest(store: Store, cache: CallCache, export: Export, backend: str) -> None
         summaries.keep(store, key, row)
     verdict = export.validation
     if verdict is not None:
-        store.record_validation(verdict.instance_id, backend, verdict.status, verdict.reasons,
-                                verdict.checks)
+        validations.keep(store, backend, verdict)
     record = export.continuation
     if record and "grade" in record:
         grade = _local_log_path(store, record)

@@ -47,7 +47,7 @@ from replay.instances.records import Instance
 from replay.judge.testrun import run_tests
 from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT, cell_timeout
 from replay.records.history import History
-from replay.store import Store
+from replay.store import Store, validations
 from replay.store.artifacts import TESTS_LOG, TRAJECTORIES, keyed
 
 COMMAND_TIMEOUT = 120.0
@@ -127,7 +127,7 @@ def _import_one(path: Path, recorded: Recorded, instance: Instance, backend: Bac
     try:
         source = f"{HistorySource.IMPORTED} {recorded.format} {path.name}"
         built = rebuild(recorded, instance, env, recipe, key, source, scratch / f"{key}.log", rules,
-                        cell_timeout(test_timeout, store.validation(instance.instance_id,
+                        cell_timeout(test_timeout, validations.find(store, instance.instance_id,
                                                                     backend.name)))
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
