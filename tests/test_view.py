@@ -20,6 +20,8 @@ from replay.models.cache import CallCache, request_content
 from replay.models.client import call_key, settled
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Usage
 from replay.records.cell import CellId, CellResult
+from replay.records.continuation import KeptContinuation
+from replay.records.grade import Grade
 from replay.records.plan import Plan
 from replay.records.validation import Validation
 from replay.report.web.data import grid_view, read_store
@@ -27,7 +29,7 @@ from replay.report.web.highlight import marked
 from replay.report.web.pages import page_name, render_cell, render_grid, write_site
 from replay.report.web.server import ViewServer
 from replay.report.web.traces import first_divergence, steps_of
-from replay.store import Store, validations
+from replay.store import Store, continuations, validations
 from replay.store.artifacts import CONTINUATIONS
 from replay.store.schema import TABLES
 from replay.sweep.plan import record_cell, save_run
@@ -107,8 +109,8 @@ def keep_continuation(store: Store, key: str, data: dict, resolved: bool,
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "trace.json").write_text(json.dumps(data))
     (folder / "tests.log").write_text(f"{TEST} {'PASSED' if resolved else 'FAILED'} {SCRIPT}\n")
-    store.record_continuation(key, "one", "pre" if resolved else "post", resolved,
-                              json.dumps(grade(resolved)), calls)
+    continuations.keep(store, KeptContinuation(key, "one", "pre" if resolved else "post",
+                                               resolved, Grade(**grade(resolved)), calls))
 
 
 def step_key() -> str:

@@ -29,8 +29,7 @@ from replay.pipeline.cell import run_cell as run_task
 from replay.pipeline.summary import Summarizer
 from replay.records.cell import CellId, CellResult
 from replay.records.plan import DEFAULT_TEMPERATURE
-from replay.store import Store, summaries, validations
-from replay.store.artifacts import CONTINUATIONS, TRACE
+from replay.store import Store, continuations, summaries, validations
 
 
 @dataclass(frozen=True)
@@ -152,6 +151,6 @@ def _ran(task: CellTask, result: CellResult, store: Store) -> CellRun:
     if result.summary:
         summary = summaries.summary(store, result.summary)
         chars = len(summary.text) if summary is not None else 0
-    trace = (store.folder(CONTINUATIONS, result.continuation) / TRACE
+    trace = (continuations.trace_file(store, result.continuation)
              if result.continuation and result.status != CellStatus.ERROR else None)
     return CellRun(task.cell, result, chars, trace)

@@ -45,8 +45,7 @@ from replay.records.cell import CellId, CellResult
 from replay.records.history import History
 from replay.records.plan import Plan
 from replay.records.summary import Summary
-from replay.store import Store, scores, summaries
-from replay.store.artifacts import CONTINUATIONS, TRACE
+from replay.store import Store, continuations, scores, summaries
 from replay.store.scores import ScoreRow
 
 LATER_FILE = "later.json"
@@ -118,12 +117,8 @@ def _pre_payloads(store: Store, instance_id: str,
     pre = cells.get(CellId(instance_id, Arm.PRE, "", 0))
     if pre is None or pre.status != CellStatus.DONE or not pre.continuation:
         return None
-    path = store.folder(CONTINUATIONS, pre.continuation) / TRACE
-    try:
-        trace = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return None
-    return trace["messages"][trace["start_index"]:]
+    trace = continuations.trace(store, pre.continuation)
+    return None if trace is None else trace.messages[trace.start_index:]
 
 
 def summary_text(summary: Summary) -> str:

@@ -21,7 +21,6 @@ a harness fault is not kept, and runs again next time.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -36,8 +35,8 @@ from replay.models.types import Message, Model, ModelSpec
 from replay.records.grade import Grade
 from replay.records.history import History
 from replay.records.trace import Trace
-from replay.store import Store
-from replay.store.artifacts import CONTINUATIONS, TRACE, TREE_DIFF
+from replay.store import Store, continuations
+from replay.store.artifacts import TRACE, TREE_DIFF
 
 
 @dataclass
@@ -105,21 +104,12 @@ def kept_continuation(store: Store, key: str, test_timeout: float) -> Continuati
     """The graded continuation the store keeps under `key`, with its trace, if any and if it
     answers a test run allowed `test_timeout` seconds (not when its tests timed out under a
     shorter limit)."""
-    record = store.continuation(key)
-    artifacts = store.folder(CONTINUATIONS, key)
-    if record is None or not (artifacts / TRACE).is_file():
+    kept = continuations.find(store, key)
+    trace = continuations.trace(store, key) if kept is not None else None
+    if kept is None or trace is None or not still_holds(kept.grade, test_timeout):
         return None
-    grade = Grade(**json.loads(record["grade"]))
-    if not still_holds(grade, test_timeout):
-        return None
-    return Continuation(key, record["instance_id"], record["arm"], record["passed"],
-                        load_trace(artifacts / TRACE), grade, None, artifacts,
-                        reused=True, calls=list(record.get("calls") or ()))
-
-
-def load_trace(path: Path) -> Trace:
-    """A trace as `Trace.save` wrote it."""
-    return Trace.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    return Continuation(key, kept.instance_id, kept.arm, kept.passed, trace, kept.grade, None,
+                        continuations.folder(store, key), reused=True, calls=list(kept.calls))
 
 
 def continue_agent(continuation: Continuation, history: History, base_commit: str,

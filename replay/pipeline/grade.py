@@ -7,8 +7,6 @@ is not tested: the agent never read what it was given, and it fails (`UNREAD`).
 
 from __future__ import annotations
 
-import json
-
 from replay.core.errors import Fault, HarnessError
 from replay.core.vocab import ExitReason
 from replay.environments.base import Environment
@@ -16,8 +14,9 @@ from replay.environments.recipes import Recipe
 from replay.instances.records import Instance
 from replay.judge.testrun import run_tests
 from replay.pipeline.continuation import Continuation, unread
+from replay.records.continuation import KeptContinuation
 from replay.records.grade import Grade
-from replay.store import Store
+from replay.store import Store, continuations
 from replay.store.artifacts import TESTS_LOG
 
 # The grade of a continuation whose first request was refused: nothing ran, nothing passed.
@@ -39,6 +38,6 @@ def grade(continuation: Continuation, instance: Instance, env: Environment, reci
         continuation.trace.save(continuation.trace_path)
         return
     continuation.passed = continuation.grade.resolved
-    store.record_continuation(continuation.key, continuation.instance_id, continuation.arm,
-                              continuation.passed, json.dumps(continuation.grade.to_dict()),
-                              continuation.calls)
+    continuations.keep(store, KeptContinuation(
+        continuation.key, continuation.instance_id, continuation.arm, continuation.passed,
+        continuation.grade, tuple(continuation.calls)))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from replay.records.cell import CellResult
-from replay.store import Store, summaries
+from replay.store import Store, continuations, summaries
 from replay.store.calls import CallRow, kept_calls
 
 NOT_FOUND = "not in the store's model calls"
@@ -56,7 +56,8 @@ def cell_calls(store: Store, result: CellResult | None) -> list[Call]:
         wanted += ([("summary", None)] * int(record.get("calls") or 0) if keys is None else
                    [(_summary_label(index, len(keys)), key) for index, key in enumerate(keys)])
     if result.continuation:
-        keys = (store.continuation(result.continuation) or {}).get("calls")
+        kept = continuations.find(store, result.continuation)
+        keys = list(kept.calls) if kept is not None else None
         steps = int(result.diagnostics.get("steps") or 0)
         wanted += ([(f"step {n}", key) for n, key in enumerate(keys, start=1)] if keys else
                    [(f"step {n}", None) for n in range(1, steps + 1)])

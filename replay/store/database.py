@@ -11,11 +11,9 @@ from __future__ import annotations
 import fcntl
 import os
 import sqlite3
-import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from replay.core.errors import InputError
 from replay.store import artifacts
@@ -185,26 +183,3 @@ class Store:
     def write_artifact(self, data: bytes | str, *parts: str) -> Path:
         """Write an artifact atomically and return its path."""
         return artifacts.write(self.artifacts, data, *parts)
-
-    def record_continuation(self, key: str, instance_id: str, arm: str, passed: bool,
-                            grade: str, calls: Sequence[str] = ()) -> None:
-        """Keep a finished continuation (its trace and tree are artifacts already written)
-        with the keys of its agent steps' model calls, in one transaction."""
-        with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO continuations VALUES (?, ?, ?, ?, ?, ?)",
-                       (key, instance_id, arm, int(passed), grade, time.time()))
-            db.execute("DELETE FROM continuation_calls WHERE continuation=?", (key,))
-            db.executemany("INSERT INTO continuation_calls VALUES (?, ?, ?)",
-                           [(key, step, call) for step, call in enumerate(calls, start=1)])
-
-    def continuation(self, key: str) -> dict[str, Any] | None:
-        """A finished continuation by key, if kept, with its steps' call keys (`calls`; none
-        for one kept before they were recorded)."""
-        row = self.db.execute("SELECT instance_id, arm, passed, grade FROM continuations "
-                              "WHERE key=?", (key,)).fetchone()
-        if row is None:
-            return None
-        calls = [found[0] for found in self.db.execute(
-            "SELECT call FROM continuation_calls WHERE continuation=? ORDER BY step", (key,))]
-        return {"instance_id": row[0], "arm": row[1], "passed": bool(row[2]), "grade": row[3],
-                "calls": calls}

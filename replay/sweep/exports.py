@@ -9,8 +9,7 @@ validation and its logs. The driver alone writes the run's store (`ingest`).
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +18,9 @@ from replay.models.client import settled
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
 from replay.records.cell import CellResult
+from replay.records.continuation import KeptContinuation
 from replay.records.validation import Validation
-from replay.store import Store, summaries, validations
+from replay.store import Store, continuations, summaries, validations
 from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, keyed
 from replay.store.summaries import SummaryRow
 
@@ -63,7 +63,7 @@ class KeptRefusal:
 class Export:
     """What a remote worker produced, for the driver to write into the run's store."""
 
-    continuation: dict[str, Any] | None = None
+    continuation: KeptContinuation | None = None
     artifacts: dict[str, bytes] = field(default_factory=dict)
     summary: tuple[str, SummaryRow] | None = None  # its key and row
     calls: list[KeptCall] = field(default_factory=list)
@@ -87,8 +87,7 @@ def cell_export(store: Store, result: CellResult, calls: list[Called]) -> Export
     if result.summary and row is not None:
         export.summary = (result.summary, row)
     if result.continuation:
-        record = store.continuation(result.continuation)
-        export.continuation = {"key": result.continuation, **(record or {})}
+        export.continuation = continuations.find(store, result.continuation)
         export.artifacts = files(store, *keyed(CONTINUATIONS, result.continuation))
     return export
 
@@ -126,14 +125,7 @@ def ingest(store: Store, cache: CallCache, export: Export, backend: str) -> None
     verdict = export.validation
     if verdict is not None:
         validations.keep(store, backend, verdict)
-    record = export.continuation
-    if record and "grade" in record:
-        grade = _local_log_path(store, record)
-        store.record_continuation(record["key"], record["instance_id"], record["arm"],
-                                  record["passed"], grade, record.get("calls") or ())
-
-
-def _local_log_path(store: Store, record: dict[str, Any]) -> str:
-    grade = json.loads(record["grade"])
-    grade["log_path"] = str(store.folder(CONTINUATIONS, record["key"]) / TESTS_LOG)
-    return json.dumps(grade)
+    kept = export.continuation
+    if kept is not None:  # its tests' log is now in this store's artifacts
+        log = continuations.folder(store, kept.key) / TESTS_LOG
+        continuations.keep(store, replace(kept, grade=replace(kept.grade, log_path=str(log))))

@@ -10,7 +10,6 @@ results and the model calls. Retention highlights come from the `retention` tabl
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,8 +27,7 @@ from replay.report.pairs import damage_rows, damage_verdict, pairs_of, retention
 from replay.report.plots import plots
 from replay.report.tables import Report, build, verdict
 from replay.report.web.traces import Divergence, Step, align, first_divergence, steps_of
-from replay.store import Store, summaries
-from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, TRACE
+from replay.store import Store, continuations, summaries
 from replay.store.scores import kept_scores, score_record
 from replay.sweep.labels import could_not_run
 from replay.sweep.plan import latest_run, require_run
@@ -173,24 +171,16 @@ def _side(store: Store, arm: str, result: CellResult | None) -> Side:
     side = Side(arm, result)
     if result is None or not result.continuation:
         return side
-    folder = store.folder(CONTINUATIONS, result.continuation)
-    side.trace = _json(folder / TRACE)
-    if side.trace is not None:
+    trace = continuations.trace(store, result.continuation)
+    if trace is not None:
+        side.trace = trace.to_dict()
         side.steps = steps_of(side.trace)
-    row = store.continuation(result.continuation)
-    side.grade = json.loads(row["grade"]) if row else None
-    log = folder / TESTS_LOG
-    if log.is_file():
-        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
-        side.log_tail = "\n".join(lines[-LOG_TAIL_LINES:])
+    kept = continuations.find(store, result.continuation)
+    side.grade = kept.grade.to_dict() if kept is not None else None
+    log = continuations.tests_log(store, result.continuation)
+    if log is not None:
+        side.log_tail = "\n".join(log.splitlines()[-LOG_TAIL_LINES:])
     return side
-
-
-def _json(path: Path) -> dict[str, Any] | None:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
 
 
 def _summary(store: Store, post: CellResult | None) -> dict[str, Any] | None:
