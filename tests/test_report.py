@@ -22,8 +22,9 @@ from replay.report.markdown import to_markdown
 from replay.report.marks import code
 from replay.report.tables import build, diagnostics, render
 from replay.store import Store, validations
+from replay.store.runs import keep_cell, load_cells, save_run
 from replay.sweep.labels import confirmation, label
-from replay.sweep.plan import bind_run, load_cells, pending, record_cell, save_run
+from replay.sweep.plan import bind_run, pending
 
 from conftest import run_replay
 
@@ -92,7 +93,7 @@ def report_store(tmp_path: Path) -> Path:
                  CellResult(CellId("three", "post", "m:kimi-code", 0), "error",
                             fault=Fault(FaultKind.HARNESS, "ModelTransientError", "500"))]
         for cell in cells:
-            record_cell(store, "r", cell)
+            keep_cell(store, "r", cell)
         assert len(pending(PLAN, load_cells(store, "r"))) == 16 + 2 - 11
     return path
 
@@ -153,13 +154,13 @@ def long_names(tmp_path: Path) -> Path:
         save_run(store, "piped-run", plan)
         for instance in plan.instances:
             validations.keep(store, "local", Validation(instance, ValidationStatus.VALID, []))
-            record_cell(store, "piped-run", done(instance, "pre", "", True))
+            keep_cell(store, "piped-run", done(instance, "pre", "", True))
             for index, summarizer in enumerate(plan.summarizers):
                 cell = done(instance, "post", summarizer, index % 2 == 0)
                 if summarizer.endswith("codex"):
                     cell = replace(cell, refused="agent request refused: model 'agent' refused "
                                                  "[/x] the request")
-                record_cell(store, "piped-run", cell)
+                keep_cell(store, "piped-run", cell)
     return path
 
 
@@ -249,7 +250,7 @@ def test_a_pair_whose_history_never_fit_is_unevaluated_not_unsolved(tmp_path: Pa
                      done("two", "pre", "", True), refused("two", "post", "m:codex", 0),
                      refused("two", "post", "m:kimi-code", 2), done("two", "post", "anchor_index",
                                                                    True)):
-            record_cell(store, "r", cell)
+            keep_cell(store, "r", cell)
         report = build(store, "r")
     found = {pair: (outcome.label, outcome.pre, outcome.post, code(outcome))
              for pair, outcome in report.outcomes.items()}

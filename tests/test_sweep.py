@@ -17,7 +17,7 @@ from replay.models.scripted import ScriptedServer
 from replay.records.plan import Plan
 from replay.report.tables import build
 from replay.store import Store, validations
-from replay.sweep.plan import load_cells, save_run
+from replay.store.runs import load_cells, save_run
 
 from conftest import REPLAY, run_replay
 from sweep_scripts import (

@@ -37,7 +37,8 @@ from replay.records.snapshot import Snapshot
 from replay.report.tables import build
 from replay.store import Store
 from replay.store import histories as history_table
-from replay.sweep.plan import bind_run, load_run, save_run
+from replay.store.runs import load_run, save_run
+from replay.sweep.plan import bind_run
 
 from agent_scripts import FIX, PROVENANCE, call, mini_agent, mini_history
 from conftest import bash_call, run_replay, write_tiny_instance

@@ -16,10 +16,10 @@ from replay.pipeline.continuation import model_id
 from replay.records.plan import Plan
 from replay.report.tables import build
 from replay.store import Store
+from replay.store.runs import load_cells, save_run
 from replay.sweep.cells import prepare
 from replay.sweep.execution import SweepResult, execute
 from replay.sweep.executors import LocalExecutor, RayExecutor
-from replay.sweep.plan import load_cells, save_run
 from replay.sweep.progress import SweepProgress
 from replay.sweep.workers import Setup
 

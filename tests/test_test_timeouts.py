@@ -26,7 +26,7 @@ from replay.models.scripts import Script
 from replay.records.history import History
 from replay.records.validation import Validation
 from replay.store import Store, validations
-from replay.sweep.plan import load_cells, load_run
+from replay.store.runs import load_cells, load_run
 
 from agent_scripts import FIX, call
 from conftest import BACKENDS, TINY_TEST_PATCH, bash_call, run_replay, write_tiny_instance

@@ -31,8 +31,8 @@ from replay.report.web.server import ViewServer
 from replay.report.web.traces import first_divergence, steps_of
 from replay.store import Store, continuations, validations
 from replay.store.artifacts import CONTINUATIONS
+from replay.store.runs import keep_cell, save_run
 from replay.store.schema import TABLES
-from replay.sweep.plan import record_cell, save_run
 
 from conftest import run_replay
 
@@ -136,9 +136,9 @@ def view_store(tmp_path: Path) -> Path:
             json.dumps({"summarizer": "m:codex", "text": f"Fix /testbed/pkg/mod.py <b>{SCRIPT}",
                         "messages": None, "calls": 2, "call_keys": ["d" * 64, "e" * 64],
                         "input_tokens": 7, "output_tokens": 3, "cost": 0.0}),))
-        record_cell(store, "r", CellResult(CellId("one", "pre", "", 0), "done", True, "a" * 64,
+        keep_cell(store, "r", CellResult(CellId("one", "pre", "", 0), "done", True, "a" * 64,
                                            diagnostics={"steps": 2}))
-        record_cell(store, "r", CellResult(CellId("one", "post", "m:codex", 0), "done", False,
+        keep_cell(store, "r", CellResult(CellId("one", "post", "m:codex", 0), "done", False,
                                            "b" * 64, "s1", diagnostics={"steps": 2}))
         store.db.execute("INSERT INTO retention VALUES ('r', 'one', 'm:codex', 0, 0.5, 1, 2, "
                          "'pre', ?, 0)", (json.dumps({

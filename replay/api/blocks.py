@@ -60,7 +60,7 @@ from replay.models.types import ChatRequest
 from replay.records.history import History
 from replay.store import Store
 from replay.store.calls import seconds_total
-from replay.store.runs import all_cell_records
+from replay.store.runs import all_cells
 from replay.sweep.labels import label
 
 __all__ = [
@@ -68,7 +68,7 @@ __all__ = [
     "PATH_PATTERN", "PROBES_FILE", "TEST_ID_PATTERN", "TOOLS", "URL_PATTERN", "AgentConfig",
     "CallCache", "ChatRequest", "DockerBackend", "HarnessError", "History", "InputError",
     "Instance", "Limits", "LocalBackend", "ModelClient", "ProbeSet", "PromptText", "Script",
-    "ScriptedModel", "ScriptedServer", "Session", "Store", "all_cell_records", "apply_patch",
+    "ScriptedModel", "ScriptedServer", "Session", "Store", "all_cells", "apply_patch",
     "at_base", "bundled_history", "collect_trajectory", "commit_files", "environment",
     "evidence_problems", "find_mirror", "git", "history_record", "import_files", "instances_dir",
     "is_test_path", "label", "load_dataset", "load_history_file", "load_instance_dir",

@@ -17,7 +17,8 @@ from replay.measures.session_files import load_sessions
 from replay.report.exports import reports_folder, write
 from replay.report.tables import Report, build
 from replay.store import Store
-from replay.sweep.plan import latest_run, load_cells, require_run
+from replay.store.runs import load_cells
+from replay.sweep.plan import latest_run, require_run
 
 
 def report(store: Path, run: str | None = None) -> Report:

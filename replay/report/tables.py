@@ -28,9 +28,10 @@ from replay.report.names import display_names, legend_lines
 from replay.report.pairs import pairs_of, render_pairs
 from replay.report.spend import run_spend, spend_line
 from replay.store import Store
+from replay.store.runs import load_cells
 from replay.store.scores import kept_scores
 from replay.sweep.labels import could_not_run, outcomes, summary_truncated, validations
-from replay.sweep.plan import load_cells, require_run
+from replay.sweep.plan import require_run
 
 RATE_NOTE = ("k/n (rate, low-high%): the rate and its 95% Wilson score interval; n counts the "
              "instances PRE passed; stable damage shows once `replay confirm` has confirmed "

@@ -36,11 +36,12 @@ from replay.records.cell import CellId, CellResult
 from replay.records.validation import Validation
 from replay.store import Store, summaries
 from replay.store import validations as stored_validations
+from replay.store.runs import keep_cell, load_cells
 from replay.sweep.budget import Budget
 from replay.sweep.cells import Prepared
 from replay.sweep.exports import ingest
 from replay.sweep.labels import outcomes, validations
-from replay.sweep.plan import load_cells, pending, record_cell
+from replay.sweep.plan import pending
 from replay.sweep.workers import Finished, Task
 
 SUMMARY_TOKENS = 1_500  # assumed length of a model summary, for estimates
@@ -203,7 +204,7 @@ def _run(executor: Executor, tasks: list[Task], progress: Progress,
 def _record(store: Store, run: str, result: CellResult, cells: dict[CellId, CellResult],
             outcome: SweepResult, progress: Progress, prepared: Prepared,
             verdicts: dict[str, Validation | None]) -> None:
-    record_cell(store, run, result)
+    keep_cell(store, run, result)
     cells[result.cell] = result
     outcome.results.append(result)
     labels = Counter(found.label for found in outcomes(prepared.plan, cells, verdicts).values())
