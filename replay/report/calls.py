@@ -51,10 +51,12 @@ def cell_calls(store: Store, result: CellResult | None) -> list[Call]:
     arm = result.cell.arm
     wanted: list[tuple[str, str | None]] = []  # (what, key); key None: not recorded
     if result.summary:
-        record = summaries.record(store, result.summary) or {}
-        keys = record.get("call_keys")
-        wanted += ([("summary", None)] * int(record.get("calls") or 0) if keys is None else
-                   [(_summary_label(index, len(keys)), key) for index, key in enumerate(keys)])
+        kept = summaries.find(store, result.summary)
+        if kept is not None and kept.summary is not None and kept.keys_recorded:
+            keys = kept.summary.calls
+            wanted += [(_summary_label(index, len(keys)), key) for index, key in enumerate(keys)]
+        elif kept is not None:
+            wanted += [("summary", None)] * kept.requests
     if result.continuation:
         kept = continuations.find(store, result.continuation)
         keys = list(kept.calls) if kept is not None else None

@@ -19,10 +19,10 @@ from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
 from replay.records.cell import CellResult
 from replay.records.continuation import KeptContinuation
+from replay.records.summary import KeptSummary
 from replay.records.validation import Validation
 from replay.store import Store, continuations, summaries, validations
 from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, keyed
-from replay.store.summaries import SummaryRow
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class Export:
 
     continuation: KeptContinuation | None = None
     artifacts: dict[str, bytes] = field(default_factory=dict)
-    summary: tuple[str, SummaryRow] | None = None  # its key and row
+    summary: tuple[str, KeptSummary] | None = None  # its key and record
     calls: list[KeptCall] = field(default_factory=list)
     refusals: list[KeptRefusal] = field(default_factory=list)
     validation: Validation | None = None
@@ -83,9 +83,9 @@ def cell_export(store: Store, result: CellResult, calls: list[Called]) -> Export
                                                str(call.reply)))
         else:
             export.calls.append(KeptCall(cache_key(content), call.spec, content, call.reply))
-    row = summaries.row(store, result.summary) if result.summary else None
-    if result.summary and row is not None:
-        export.summary = (result.summary, row)
+    kept = summaries.find(store, result.summary) if result.summary else None
+    if result.summary and kept is not None:
+        export.summary = (result.summary, kept)
     if result.continuation:
         export.continuation = continuations.find(store, result.continuation)
         export.artifacts = files(store, *keyed(CONTINUATIONS, result.continuation))
@@ -120,8 +120,7 @@ def ingest(store: Store, cache: CallCache, export: Export, backend: str) -> None
         cache.keep_refusal(refusal.key, refusal.spec, refusal.content,
                            ModelRefused(refusal.message, refusal.status, refusal.context))
     if export.summary is not None:
-        key, row = export.summary
-        summaries.keep(store, key, row)
+        summaries.keep(store, *export.summary)
     verdict = export.validation
     if verdict is not None:
         validations.keep(store, backend, verdict)

@@ -21,6 +21,7 @@ from replay.measures.runs import summarizer_means
 from replay.models.types import Message
 from replay.records.cell import CellId, CellResult
 from replay.records.outcome import Outcome
+from replay.records.summary import KeptSummary
 from replay.report.calls import Call, cell_calls
 from replay.report.costs import cost_sums
 from replay.report.pairs import damage_rows, damage_verdict, pairs_of, retention_verdict
@@ -128,7 +129,7 @@ class CellView:
     pre: Side
     post: Side
     history: list[Message] | None
-    summary: dict[str, Any] | None
+    summary: KeptSummary | None
     retention: dict[str, Any] | None
     divergence: Divergence | None
     tests: list[TestRow]
@@ -183,10 +184,10 @@ def _side(store: Store, arm: str, result: CellResult | None) -> Side:
     return side
 
 
-def _summary(store: Store, post: CellResult | None) -> dict[str, Any] | None:
+def _summary(store: Store, post: CellResult | None) -> KeptSummary | None:
     if post is None or not post.summary:
         return None
-    return summaries.record(store, post.summary)
+    return summaries.find(store, post.summary)
 
 
 def _retention(store: Store, run: str, cell: CellId) -> dict[str, Any] | None:
