@@ -86,9 +86,7 @@ def retention(store: Path, run: str | None = None, limits: Limits | None = None)
         rows, skipped = score_run(opened, require_run(opened, name), load_cells(opened, name),
                                   limits)
         keep_scores(opened, name, rows, limits)
-    means = summarizer_means([{"summarizer": r.summarizer, "seed_index": r.seed_index,
-                               "share": r.share, "size": r.score.size, "source": r.source}
-                              for r in rows])
+    means = summarizer_means([row.kept() for row in rows])
     return RunRetention(name, rows, skipped, means)
 
 

@@ -150,8 +150,8 @@ def build(store: Store, run: str) -> Report:
         row.retention = by_prompt.get(row.prompt)
     shown, shared = display_names(names, plan.kind)
     return Report(run, plan, found, cells, list(rates.values()), list(prompts.values()),
-                  {(r["instance_id"], r["summarizer"], r["seed_index"]): r["share"]
-                   for r in scores}, shown, shared,
+                  {(r.instance_id, r.summarizer, r.seed_index): r.share for r in scores},
+                  shown, shared,
                   {cell: cell_calls(store, result) for cell, result in cells.items()})
 
 

@@ -21,6 +21,7 @@ from replay.measures.runs import summarizer_means
 from replay.models.types import Message
 from replay.records.cell import CellId, CellResult
 from replay.records.outcome import Outcome
+from replay.records.retention import ScoreDetail
 from replay.records.summary import KeptSummary
 from replay.report.calls import Call, cell_calls
 from replay.report.costs import cost_sums
@@ -29,7 +30,8 @@ from replay.report.plots import plots
 from replay.report.tables import Report, build, verdict
 from replay.report.web.traces import Divergence, Step, align, first_divergence, steps_of
 from replay.store import Store, continuations, summaries
-from replay.store.scores import kept_scores, score_record
+from replay.store.scores import detail as score_detail
+from replay.store.scores import kept_scores
 from replay.sweep.labels import could_not_run
 from replay.sweep.plan import latest_run, require_run
 
@@ -76,8 +78,8 @@ def grid_view(store: Store, run: str) -> GridView:
     pairs = pairs_of(report, report.names)
     sums = cost_sums(report.cells, report.names)["summarizer"]
     return GridView(report,
-                    {(r["instance_id"], r["summarizer"], r["seed_index"]): r["share"]
-                     for r in scores}, summarizer_means(scores),
+                    {(r.instance_id, r.summarizer, r.seed_index): r.share for r in scores},
+                    summarizer_means(scores),
                     [line for line in (damage_verdict(pairs), retention_verdict(pairs)) if line],
                     damage_rows(pairs), {row["summarizer"]: row for row in sums},
                     {name.removesuffix(".png"): base64.b64encode(data).decode()
@@ -130,7 +132,7 @@ class CellView:
     post: Side
     history: list[Message] | None
     summary: KeptSummary | None
-    retention: dict[str, Any] | None
+    retention: ScoreDetail | None
     divergence: Divergence | None
     tests: list[TestRow]
     calls: list[Call]
@@ -190,8 +192,8 @@ def _summary(store: Store, post: CellResult | None) -> KeptSummary | None:
     return summaries.find(store, post.summary)
 
 
-def _retention(store: Store, run: str, cell: CellId) -> dict[str, Any] | None:
-    return score_record(store, run, cell.instance_id, cell.summarizer, cell.seed_index)
+def _retention(store: Store, run: str, cell: CellId) -> ScoreDetail | None:
+    return score_detail(store, run, cell.instance_id, cell.summarizer, cell.seed_index)
 
 
 def _divergence(pre: Side, post: Side) -> Divergence | None:
