@@ -16,12 +16,14 @@ from pathlib import Path
 
 from replay.histories.boundaries import parse_rule
 from replay.histories.records import bundled_history
-from replay.histories.trajectories import Step, Trajectory, keep
+from replay.histories.trajectories import cut_history
 from replay.measures.retention import Limits, recurring_reference
 from replay.measures.runs import reference_of
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
+from replay.records.trajectory import Step, Trajectory
 from replay.store import Store
+from replay.store.histories import keep
 from replay.store.scores import kept_scores
 
 from agent_scripts import call, fixing_turns
@@ -122,7 +124,7 @@ def test_an_imported_history_is_scored_against_its_own_later_steps(tmp_path: Pat
                             "finished", True)
     with Store.open(tmp_path / "replay.db") as store:
         keep(store, [], [trajectory])
-        history = trajectory.history(parse_rule("steps:1"))
+        history = cut_history(trajectory, parse_rule("steps:1"))
         reference = reference_of(store, history, {}, Limits())
         assert reference.source == "trajectory"
         assert reference.history is not None and reference.later is not None

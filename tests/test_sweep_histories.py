@@ -23,9 +23,7 @@ from replay.histories.records import (
     HISTORY_FILE,
     bundled_history,
     history_record,
-    history_row,
     load_history_file,
-    write_history_files,
 )
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
@@ -106,9 +104,7 @@ def stored(store_path: Path, snapshot: Snapshot) -> dict[str, str]:
                  "edit": tools_history(TINY, "Reading (C).", "before-edit", snapshot),
                  "other": tools_history("replay-demo__tally-1", "Reading.", "steps:2", snapshot)}
     with Store.open(store_path) as store:
-        paths = {name: write_history_files(store, found) for name, found in histories.items()}
-        history_table.keep(store, [], [history_row(found, paths[name])
-                                       for name, found in histories.items()])
+        history_table.keep(store, list(histories.values()))
     return {name: found.content_id() for name, found in histories.items()}
 
 

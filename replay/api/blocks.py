@@ -39,6 +39,7 @@ from replay.histories.records import (
     history_record,
     load_history_file,
 )
+from replay.histories.trajectories import cut_history
 from replay.instances.records import Instance, load_dataset, load_instance_dir, select
 from replay.judge.validate import apply_patch, validate_instance
 from replay.measures.chains import score_session
@@ -69,7 +70,8 @@ __all__ = [
     "CallCache", "ChatRequest", "DockerBackend", "HarnessError", "History", "InputError",
     "Instance", "Limits", "LocalBackend", "ModelClient", "ProbeSet", "PromptText", "Script",
     "ScriptedModel", "ScriptedServer", "Session", "Store", "all_cells", "apply_patch",
-    "at_base", "bundled_history", "collect_trajectory", "commit_files", "environment",
+    "at_base", "bundled_history", "collect_trajectory", "commit_files", "cut_history",
+    "environment",
     "evidence_problems", "find_mirror", "git", "history_record", "import_files", "instances_dir",
     "is_test_path", "label", "load_dataset", "load_history_file", "load_instance_dir",
     "load_recipe", "load_sessions", "loaded", "make_backend", "markdown_table", "open_backend",

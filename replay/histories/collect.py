@@ -23,10 +23,6 @@ from replay.environments import snapshots
 from replay.environments.base import Backend, Environment
 from replay.environments.recipes import load_recipe
 from replay.histories.trajectories import (
-    Step,
-    Trajectory,
-    keep,
-    load_trajectory,
     record_step,
     set_context_tokens,
 )
@@ -35,8 +31,10 @@ from replay.judge.testrun import run_tests
 from replay.judge.timeouts import cell_timeout
 from replay.models.types import Model
 from replay.records.trace import Trace
+from replay.records.trajectory import Step, Trajectory
 from replay.store import Store, validations
 from replay.store.artifacts import GRADE, TESTS_LOG, TRACE, TRAJECTORIES, keyed
+from replay.store.histories import keep, load_trajectory
 
 
 @dataclass

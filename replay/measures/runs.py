@@ -27,7 +27,6 @@ from typing import Any
 from replay.core.errors import InputError
 from replay.core.vocab import Arm, CellStatus
 from replay.histories.planned import history_of
-from replay.histories.trajectories import load_trajectory
 from replay.instances.selection import choose_instances
 from replay.measures.details import Details, Reading, find_details, serialize
 from replay.measures.matching import PathForms
@@ -47,6 +46,7 @@ from replay.records.plan import Plan
 from replay.records.retention import KeptScore, ScoreDetail
 from replay.records.summary import Summary
 from replay.store import Store, continuations, scores, summaries
+from replay.store.histories import load_trajectory
 
 LATER_FILE = "later.json"
 REPOSITORY_ROOT = "/testbed"

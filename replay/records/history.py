@@ -1,6 +1,8 @@
-"""Phase A histories: the messages up to a compaction boundary and the tree at that boundary.
+"""Phase A histories: the messages up to a compaction boundary and the tree at that boundary,
+and the record of a history's file (`history.json` with `snapshot.diff` beside it), in a suite
+and in the store alike.
 
-Where they are kept and found is `replay.histories.records`.
+Where they are found is `replay.histories.records`; where they are kept, `replay.store.histories`.
 """
 
 from __future__ import annotations
@@ -71,3 +73,23 @@ class History(BaseModel):
         content = {"messages": self.messages, "fingerprint": self.snapshot.fingerprint,
                    "boundary": self.boundary.rule}
         return digest(content)
+
+
+HISTORY_FILE = "history.json"  # a history's record, its snapshot's diff named, not inlined
+DIFF_FILE = "snapshot.diff"  # the diff, beside it
+
+
+def history_record(history: History) -> dict[str, Any]:
+    """The JSON of history.json: the history with its snapshot diff named, not inlined."""
+    data = history.model_dump(mode="json", exclude={"snapshot"})
+    data["boundary"] = history.boundary.record()
+    data["snapshot"] = {"base_commit": history.snapshot.base_commit,
+                        "fingerprint": history.snapshot.fingerprint, "diff": DIFF_FILE}
+    return data
+
+
+def from_record(data: dict[str, Any], diff: bytes) -> History:
+    """The history a history.json holds, given the bytes of the diff it names (raises
+    pydantic's `ValidationError`, or `KeyError`/`TypeError` for a record without a snapshot)."""
+    snapshot = {**data["snapshot"], "diff": diff}
+    return History.model_validate({**data, "snapshot": snapshot})

@@ -33,13 +33,10 @@ from replay.histories.importers.divergences import compare
 from replay.histories.importers.editor import EditorError, EditorSession
 from replay.histories.importers.recorded import Recorded, RecordedAction
 from replay.histories.trajectories import (
-    Step,
-    Trajectory,
     context_tokens,
+    cut_history,
     diff_blocks,
     estimate_tokens,
-    keep,
-    load_trajectory,
     record_step,
     set_context_tokens,
 )
@@ -47,8 +44,10 @@ from replay.instances.records import Instance
 from replay.judge.testrun import run_tests
 from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT, cell_timeout
 from replay.records.history import History
+from replay.records.trajectory import Step, Trajectory
 from replay.store import Store, validations
 from replay.store.artifacts import TESTS_LOG, TRAJECTORIES, keyed
+from replay.store.histories import keep, load_trajectory
 
 COMMAND_TIMEOUT = 120.0
 OUTPUT_LIMIT = 1_000_000
@@ -89,7 +88,7 @@ def import_files(paths: Sequence[Path], rules: Sequence[Rule], instances: Sequen
                                 Path(scratch), test_timeout)
                     for path, trajectory, instance in zip(paths, recorded, chosen, strict=True)]
         for item in imported:
-            item.histories = [item.trajectory.history(rule) for rule in rules]
+            item.histories = [cut_history(item.trajectory, rule) for rule in rules]
         for item in imported:
             log = Path(scratch) / f"{item.trajectory.key}.log"
             if log.is_file():
@@ -188,7 +187,7 @@ def rebuild(recorded: Recorded, instance: Instance, env: Environment, recipe: Re
                             steps=steps, exit_reason=ExitReason.IMPORTED, resolved=None,
                             dialect=recorded.dialect)
     for rule in rules:
-        trajectory.history(rule)
+        cut_history(trajectory, rule)
     snapshots.settle(env, instance.base_commit)  # the tests see the tree alone
     trajectory.resolved = run_tests(env, instance, recipe, log_path, test_timeout).resolved
     return trajectory
