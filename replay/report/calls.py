@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from replay.records.cell import CellResult
 from replay.store import Store, continuations, summaries
-from replay.store.calls import CallRow, kept_calls
+from replay.store.calls import CallUsage, kept_calls
 
 NOT_FOUND = "not in the store's model calls"
 NOT_RECORDED = "kept before its calls were recorded with it"
@@ -71,7 +71,7 @@ def _summary_label(index: int, count: int) -> str:
     return "summary" if count == 1 else f"summary {index + 1}/{count}"
 
 
-def _call(arm: str, what: str, key: str | None, row: CallRow | None) -> Call:
+def _call(arm: str, what: str, key: str | None, row: CallUsage | None) -> Call:
     if key is None:
         return Call(arm, what, found=False, note=NOT_RECORDED)
     if row is None:

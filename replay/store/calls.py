@@ -2,8 +2,9 @@
 request's content, and the requests a server refused for their content.
 
 `CallTable` is the writers' side (`replay.models.cache.CallCache` builds on it): one connection
-that any thread may use, one at a time. The readers' side (`kept_calls`: the calls of a cell, by
-the keys its records carry; `seconds_total`) reads a store opened any way. What the key and the
+that any thread may use, one at a time. The readers' side (`kept_calls`: what the calls of a cell
+used, by the keys its records carry, as `CallUsage`; `seconds_total`) reads a store opened any
+way. What the key and the
 JSON hold is the models' business; here they are only kept.
 """
 
@@ -50,6 +51,21 @@ class RefusalRow:
     message: str
     request_json: str
     created_at: str
+
+
+@dataclass(frozen=True)
+class CallUsage:
+    """What a kept model call used: its key, model, tokens, cost, when it was made and the
+    seconds it took (None: not measured)."""
+
+    key: str
+    model: str
+    input_tokens: int
+    cached_tokens: int
+    output_tokens: int
+    cost: float
+    created_at: str
+    seconds: float | None
 
 
 _BATCH = 500  # keys asked for in one statement (SQLite allows 999 parameters at least)
@@ -101,18 +117,17 @@ class CallTable:
         self._store.close()
 
 
-def _row(found: tuple[object, ...]) -> CallRow:
-    return CallRow(*found)  # type: ignore[arg-type]
+_USAGE = "key, model, input_tokens, cached_tokens, output_tokens, cost, created_at, seconds"
 
 
-def kept_calls(store: Store, keys: Sequence[str]) -> dict[str, CallRow]:
-    """The calls kept under `keys`, by key (a key with no call is left out)."""
-    found: dict[str, CallRow] = {}
+def kept_calls(store: Store, keys: Sequence[str]) -> dict[str, CallUsage]:
+    """What the calls kept under `keys` used, by key (a key with no call is left out)."""
+    found: dict[str, CallUsage] = {}
     for start in range(0, len(keys), _BATCH):
         batch = list(keys[start:start + _BATCH])
         marks = ", ".join("?" * len(batch))
-        found.update((row.key, row) for row in map(_row, store.db.execute(
-            f"SELECT {_COLUMNS} FROM model_calls WHERE key IN ({marks})", batch)))
+        found.update((row[0], CallUsage(*row)) for row in store.db.execute(
+            f"SELECT {_USAGE} FROM model_calls WHERE key IN ({marks})", batch))
     return found
 
 
