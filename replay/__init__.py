@@ -24,7 +24,7 @@ The packages follow the protocol in the order data flows; each imports only from
                               agent, registered by name), summarizers, both carriers,
                               mechanical baselines, fusion of a summary with judged evidence
     pipeline/              8. one cell: what the store keeps, found before it is handed out
-                              (prepare); then summary (kept or written) -> continuation ->
+                              (lookup); then summary (kept or written) -> continuation ->
                               grade -> diagnostics (step 10) -> CellResult, in one direction;
                               each model call kept by key
     sweep/                 9. plans of cells, driving them on workers (threads) or Ray (and what

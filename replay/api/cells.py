@@ -24,7 +24,7 @@ from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.models.retry import Breaker
 from replay.models.types import ModelSpec
-from replay.pipeline.cell import CellTask, Settings, prepare
+from replay.pipeline.cell import CellTask, Settings, lookup
 from replay.pipeline.cell import run_cell as run_task
 from replay.pipeline.summary import Summarizer
 from replay.records.cell import CellId, CellResult
@@ -131,7 +131,7 @@ def run_cell(instance: Instance, options: CellOptions, store: Path, *,
                                            breaker=breaker))
                 return clients[-1]
 
-            found = prepare(task, settings, opened)
+            found = lookup(task, settings, opened)
             result = found if isinstance(found, CellResult) else run_task(
                 found, settings, opened, lambda _: (chosen.start(instance, recipe), recipe),
                 model)

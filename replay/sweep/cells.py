@@ -1,5 +1,5 @@
 """A plan's cells with what they need loaded: instances, histories, models and prompts, read
-once (`prepare`); each cell's task is made from them (`Prepared.task`) and run by
+once (`prepare_plan`); each cell's task is made from them (`Prepared.task`) and run by
 `replay.pipeline.cell`. And the validation task of an instance, before any of its cells.
 """
 
@@ -82,8 +82,8 @@ class Prepared:
         return list(specs.values())
 
 
-def prepare(plan: Plan, agent: ModelSpec, load_prompt: Callable[[str], PromptText],
-            store: Store | None = None, known: Sequence[Instance] = ()) -> Prepared:
+def prepare_plan(plan: Plan, agent: ModelSpec, load_prompt: Callable[[str], PromptText],
+                 store: Store | None = None, known: Sequence[Instance] = ()) -> Prepared:
     """Load what the plan's cells need; bad input (unknown model, prompt, instance) raises.
 
     The plan's summarizer names are parsed here, once: its tasks carry them parsed.

@@ -30,7 +30,7 @@ from replay.core.errors import Halt
 from replay.core.vocab import Arm, CellStatus, ValidationStatus
 from replay.models.cache import CallCache
 from replay.models.retry import RetryNotice
-from replay.pipeline.cell import CellTask, kept_result, prepare
+from replay.pipeline.cell import CellTask, kept_result, lookup
 from replay.pipeline.summary import summary_key
 from replay.records.cell import CellId, CellResult
 from replay.records.validation import Validation
@@ -149,8 +149,8 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
     progress.planned(len(runnable))
     tasks = []
     for cell in runnable:
-        found = prepare(prepared.task(cell, verdicts.get(cell.instance_id)), prepared.settings,
-                        store)
+        found = lookup(prepared.task(cell, verdicts.get(cell.instance_id)), prepared.settings,
+                       store)
         if isinstance(found, CellTask):
             tasks.append(found)
         else:
