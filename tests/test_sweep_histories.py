@@ -148,7 +148,7 @@ def test_a_mini_swe_agent_history_runs_in_its_protocol_and_the_report_names_it(
         found = build(opened, "mini")
     assert found.outcomes[(TINY, "summ-a:claude-code")].label == "preserved"
     for result in found.cells.values():
-        assert (result.diagnostics["exit_reason"], result.diagnostics["protocol"]) == (
+        assert (result.diagnostics["exit_reason"], result.diagnostics["dialect"]) == (
             "finished", "mini-swe-agent-text")
     assert found.plan.histories == (PlannedHistory(
         instance_id=TINY, id=bench.bundled, rule="steps:1", dialect="mini-swe-agent-text",

@@ -14,8 +14,10 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from replay.core.digest import digest
 from replay.core.vocab import ActionFormat
 from replay.records.snapshot import Snapshot
+from replay.records.stored import stamped, unstamped
 
-SCHEMA = 1
+SCHEMA = 2  # 2: history.json names its format and version, and keeps `dialect` by its name
+FORMAT = "replay.history"
 
 
 class Boundary(BaseModel):
@@ -46,14 +48,14 @@ class History(BaseModel):
     of the trajectory it was cut from; `divergences` the recorded outputs that differed from
     execution when the trajectory was imported; `dialect` how its agent spoke (tool calls, or
     mini-swe-agent's text actions or bash calls with a submit sentinel), which a continuation
-    from it speaks too (`replay.agent.dialects`; kept under its old name `protocol`, read under
-    either). `provenance` says where a trajectory made
+    from it speaks too (`replay.agent.dialects`; files of version 1 name it `protocol`, read
+    too). `provenance` says where a trajectory made
     elsewhere came from, as its importer wrote it (`repository`, `path`, `commit`, `sha256` of
     the trajectory file, `model`, `license`); like `model` and `source` it is not part of the
     history's content id.
     """
 
-    model_config = ConfigDict(frozen=True, serialize_by_alias=True, validate_by_name=True)
+    model_config = ConfigDict(frozen=True, validate_by_name=True)
 
     instance_id: str
     messages: list[dict[str, Any]]
@@ -64,7 +66,7 @@ class History(BaseModel):
     resolved: bool | None = None
     trajectory: str = ""
     divergences: list[str] = []
-    dialect: str = Field(ActionFormat.TOOL_CALLS, serialization_alias="protocol",
+    dialect: str = Field(ActionFormat.TOOL_CALLS,
                          validation_alias=AliasChoices("dialect", "protocol"))
     provenance: dict[str, str] = {}
 
@@ -85,11 +87,11 @@ def history_record(history: History) -> dict[str, Any]:
     data["boundary"] = history.boundary.record()
     data["snapshot"] = {"base_commit": history.snapshot.base_commit,
                         "fingerprint": history.snapshot.fingerprint, "diff": DIFF_FILE}
-    return data
+    return stamped(FORMAT, SCHEMA, data)
 
 
 def from_record(data: dict[str, Any], diff: bytes) -> History:
     """The history a history.json holds, given the bytes of the diff it names (raises
     pydantic's `ValidationError`, or `KeyError`/`TypeError` for a record without a snapshot)."""
-    snapshot = {**data["snapshot"], "diff": diff}
-    return History.model_validate({**data, "snapshot": snapshot})
+    _, fields = unstamped(data)
+    return History.model_validate({**fields, "snapshot": {**fields["snapshot"], "diff": diff}})

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+SCHEMA = 2  # 2: names its format and version
+FORMAT = "replay.retention"
+
 
 @dataclass(frozen=True)
 class KeptScore:

@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 from replay.records.continuation import KeptContinuation
-from replay.records.grade import Grade
+from replay.records.grade import FORMAT, SCHEMA, Grade
+from replay.records.stored import stamped, unstamped
 from replay.records.trace import Trace
 from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, TRACE
 from replay.store.database import Store
@@ -30,7 +31,7 @@ def keep(store: Store, kept: KeptContinuation) -> None:
     with store.transaction() as db:
         db.execute("INSERT OR REPLACE INTO continuations VALUES (?, ?, ?, ?, ?, ?)",
                    (kept.key, kept.instance_id, kept.arm, int(kept.passed),
-                    json.dumps(kept.grade.to_dict()), time.time()))
+                    json.dumps(stamped(FORMAT, SCHEMA, kept.grade.to_dict())), time.time()))
         db.execute("DELETE FROM continuation_calls WHERE continuation=?", (kept.key,))
         db.executemany("INSERT INTO continuation_calls VALUES (?, ?, ?)",
                        [(kept.key, step, call) for step, call in enumerate(kept.calls, start=1)])
@@ -44,8 +45,8 @@ def find(store: Store, key: str) -> KeptContinuation | None:
         return None
     calls = tuple(found[0] for found in store.db.execute(
         "SELECT call FROM continuation_calls WHERE continuation=? ORDER BY step", (key,)))
-    return KeptContinuation(key, row[0], row[1], bool(row[2]), Grade(**json.loads(row[3])),
-                            calls)
+    grade = Grade(**unstamped(json.loads(row[3]))[1])
+    return KeptContinuation(key, row[0], row[1], bool(row[2]), grade, calls)
 
 
 def trace_file(store: Store, key: str) -> Path:

@@ -21,13 +21,15 @@ from pydantic import ValidationError
 from replay.core.digest import sha256_hex
 from replay.core.errors import InputError
 from replay.records.history import DIFF_FILE, HISTORY_FILE, History, from_record, history_record
+from replay.records.stored import stamped, unstamped
 from replay.records.trajectory import Step, Trajectory
 from replay.store.artifacts import HISTORIES, TRAJECTORIES, keyed, snapshot_diff
 from replay.store.database import Store
 
 TRAJECTORY_FILE = "trajectory.json"
-STORED = {"dialect": "protocol"}  # a field -> its key in trajectory.json (from before a rename)
-READ = {stored: name for name, stored in STORED.items()}
+TRAJECTORY_FORMAT = "replay.trajectory"
+TRAJECTORY_VERSION = 2  # 2: names its format and version, and keeps `dialect` by its name
+OLD_NAMES = {"protocol": "dialect"}  # a key of version 1 -> its field
 
 
 @dataclass(frozen=True)
@@ -95,8 +97,7 @@ def _write_trajectory(store: Store, trajectory: Trajectory) -> str:
         if not store.artifact_path(*snapshot_diff(digest)).is_file():
             store.write_artifact(step.diff, *snapshot_diff(digest))
         steps.append({**asdict(step), "diff": digest})
-    data = {STORED.get(name, name): value for name, value in asdict(trajectory).items()}
-    data["steps"] = steps
+    data = stamped(TRAJECTORY_FORMAT, TRAJECTORY_VERSION, {**asdict(trajectory), "steps": steps})
     folder = keyed(TRAJECTORIES, trajectory.key)
     store.write_artifact(json.dumps(data, indent=1, ensure_ascii=False).encode(), *folder,
                          TRAJECTORY_FILE)
@@ -143,10 +144,10 @@ def load_trajectory(store: Store, key: str) -> Trajectory | None:
         return None
     folder = store.artifact_path(*row[0].split("/"))
     try:
-        data = json.loads((folder / TRAJECTORY_FILE).read_text(encoding="utf-8"))
+        _, data = unstamped(json.loads((folder / TRAJECTORY_FILE).read_text(encoding="utf-8")))
         steps = [Step(**{**step, "diff": store.artifact_path(
             *snapshot_diff(step["diff"])).read_bytes()}) for step in data.pop("steps")]
     except (OSError, json.JSONDecodeError):
         return None
-    return Trajectory(**{READ.get(name, name): value for name, value in data.items()},
+    return Trajectory(**{OLD_NAMES.get(name, name): value for name, value in data.items()},
                       steps=steps)

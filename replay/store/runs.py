@@ -10,8 +10,11 @@ import json
 import time
 
 from replay.core.digest import digest
+from replay.records import cell as cell_record
+from replay.records import plan as plan_record
 from replay.records.cell import CellId, CellResult
 from replay.records.plan import Plan
+from replay.records.stored import stamped, unstamped
 from replay.store.database import Store
 
 _CELL = "instance_id, arm, summarizer, seed_index, status, passed, record"
@@ -20,7 +23,7 @@ _CELL = "instance_id, arm, summarizer, seed_index, status, passed, record"
 def load_run(store: Store, name: str) -> Plan | None:
     """The plan of run `name`, if the store has the run."""
     row = store.db.execute("SELECT plan FROM runs WHERE name=?", (name,)).fetchone()
-    return None if row is None else Plan.model_validate_json(row[0])
+    return None if row is None else Plan.model_validate(unstamped(json.loads(row[0]))[1])
 
 
 def latest_name(store: Store) -> str | None:
@@ -40,7 +43,9 @@ def save_run(store: Store, name: str, plan: Plan) -> None:
     store.db.execute(
         "INSERT INTO runs VALUES (?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
         "digest=excluded.digest, plan=excluded.plan, updated_at=excluded.updated_at",
-        (name, digest(plan.frame()), plan.model_dump_json(), now, now))
+        (name, digest(plan.frame()),
+         json.dumps(stamped(plan_record.FORMAT, plan_record.SCHEMA, plan.model_dump(mode="json"))),
+         now, now))
 
 
 def keep_cell(store: Store, run: str, result: CellResult) -> None:
@@ -51,14 +56,15 @@ def keep_cell(store: Store, run: str, result: CellResult) -> None:
     store.db.execute(
         "INSERT OR REPLACE INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (run, cell.instance_id, cell.arm, cell.summarizer, cell.seed_index, result.status,
-         passed, json.dumps(result.record()), time.time()))
+         passed, json.dumps(stamped(cell_record.FORMAT, cell_record.SCHEMA, result.record())),
+         time.time()))
 
 
 def _result(row: tuple[str, str, str, int, str, int | None, str]) -> CellResult:
     instance_id, arm, summarizer, seed, status, passed, record = row
     cell = CellId(instance_id, arm, summarizer, seed)  # type: ignore[arg-type]
     return CellResult.from_record(cell, status, None if passed is None else bool(passed),
-                                  json.loads(record))
+                                  unstamped(json.loads(record))[1])
 
 
 def load_cells(store: Store, run: str) -> dict[CellId, CellResult]:

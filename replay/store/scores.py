@@ -11,7 +11,8 @@ import json
 import time
 from collections.abc import Sequence
 
-from replay.records.retention import KeptScore, ScoreDetail
+from replay.records.retention import FORMAT, SCHEMA, KeptScore, ScoreDetail
+from replay.records.stored import stamped, unstamped
 from replay.store.database import Store
 
 _DETAIL = ("kept", "missed", "path_forms", "literal_share", "limits", "summary_chars")
@@ -25,7 +26,7 @@ def replace(store: Store, run: str, details: Sequence[ScoreDetail]) -> None:
         db.executemany("INSERT INTO retention VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             (run, kept.score.instance_id, kept.score.summarizer, kept.score.seed_index,
              kept.score.share, kept.score.found, kept.score.size, kept.score.source,
-             json.dumps(_record(kept)), now) for kept in details])
+             json.dumps(stamped(FORMAT, SCHEMA, _record(kept))), now) for kept in details])
 
 
 def _record(detail: ScoreDetail) -> dict[str, object]:
@@ -55,6 +56,6 @@ def detail(store: Store, run: str, instance_id: str, summarizer: str,
         (run, instance_id, summarizer, seed_index)).fetchone()
     if row is None:
         return None
-    data = json.loads(row[4])
+    _, data = unstamped(json.loads(row[4]))
     score = KeptScore(instance_id, summarizer, seed_index, row[0], row[1], row[2], row[3])
     return ScoreDetail(score, **{name: data[name] for name in _DETAIL if name in data})

@@ -14,7 +14,8 @@ from typing import Any
 
 from replay.core.digest import digest
 from replay.records.history import History
-from replay.records.summary import KeptSummary, Summary
+from replay.records.stored import stamped, unstamped
+from replay.records.summary import FORMAT, SCHEMA, KeptSummary, Summary
 from replay.store.database import Store
 
 
@@ -31,7 +32,7 @@ def keep(store: Store, key: str, kept: KeptSummary) -> None:
     """Keep a summary (or a refusal) under `key` (an existing one stays)."""
     store.db.execute("INSERT OR IGNORE INTO summaries VALUES (?, ?, ?, ?, ?, ?)",
                      (key, kept.instance_id, kept.summarizer, kept.seed_index,
-                      json.dumps(_record(kept)), time.time()))
+                      json.dumps(stamped(FORMAT, SCHEMA, _record(kept))), time.time()))
 
 
 def find(store: Store, key: str) -> KeptSummary | None:
@@ -40,7 +41,7 @@ def find(store: Store, key: str) -> KeptSummary | None:
                              (key,)).fetchone()
     if found is None:
         return None
-    data = json.loads(found[2])
+    _, data = unstamped(json.loads(found[2]))
     keys = data.get("call_keys")
     summary = None if data.get("refused") else Summary(
         data["summarizer"], data["text"], data["messages"], input_tokens=data["input_tokens"],

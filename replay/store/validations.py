@@ -10,7 +10,8 @@ import json
 import time
 
 from replay.core.vocab import ValidationStatus
-from replay.records.validation import Validation
+from replay.records.stored import stamped, unstamped
+from replay.records.validation import FORMAT, SCHEMA, Validation
 from replay.store.database import Store
 
 
@@ -18,7 +19,8 @@ def keep(store: Store, backend: str, validation: Validation) -> None:
     """Write (or replace) the verdict on an instance on `backend`."""
     store.db.execute("INSERT OR REPLACE INTO validations VALUES (?, ?, ?, ?, ?, ?)",
                      (validation.instance_id, backend, validation.status,
-                      json.dumps(validation.reasons), json.dumps(validation.checks), time.time()))
+                      json.dumps(validation.reasons),
+                      json.dumps(stamped(FORMAT, SCHEMA, validation.checks)), time.time()))
 
 
 def find(store: Store, instance_id: str, backend: str) -> Validation | None:
@@ -28,4 +30,4 @@ def find(store: Store, instance_id: str, backend: str) -> Validation | None:
     if row is None:
         return None
     return Validation(instance_id, ValidationStatus(row[0]), json.loads(row[1]),
-                      json.loads(row[2]))
+                      unstamped(json.loads(row[2]))[1])
