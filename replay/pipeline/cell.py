@@ -67,8 +67,7 @@ from replay.pipeline.summary import (
 from replay.records.cell import CellId, CellResult
 from replay.records.history import History
 from replay.records.trace import Trace
-from replay.store import Store, summaries
-from replay.store.artifacts import CONTINUATIONS
+from replay.store import Store, continuations, summaries
 
 
 @dataclass(frozen=True)
@@ -195,14 +194,16 @@ def run_and_grade(instance: Instance, history: History, start: Start, arm: str,
     continuation = Continuation(key, instance.instance_id, arm, None,
                                 Trace(messages=start.messages, start_index=len(start.messages),
                                       dialect=history.dialect), None, None,
-                                store.folder(CONTINUATIONS, key))
+                                continuations.folder(store, key))
     env, recipe = environment(instance)
-    agent = Recorder(model, settings.agent, continuation.calls)
-    continue_agent(continuation, history, instance.base_commit, env, agent, settings.config,
-                   store, start.seed_index)
-    if continuation.trace.exit_reason != ExitReason.ERROR:
-        grade(continuation, instance, env, recipe, store, test_timeout)
-    return continuation
+    calls: list[str] = []
+    ran = continue_agent(continuation, history, instance.base_commit, env,
+                         Recorder(model, settings.agent, calls), settings.config, store,
+                         start.seed_index)
+    ran = replace(ran, calls=tuple(calls))
+    if ran.trace.exit_reason == ExitReason.ERROR:
+        return ran
+    return grade(ran, instance, env, recipe, store, test_timeout)
 
 
 def result_of(task: CellTask, continuation: Continuation, summarized: Summarized | None,

@@ -7,6 +7,8 @@ is not tested: the agent never read what it was given, and it fails (`UNREAD`).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from replay.core.errors import Fault, HarnessError
 from replay.core.vocab import ExitReason
 from replay.environments.base import Environment
@@ -25,19 +27,17 @@ UNREAD = Grade(resolved=False, status="not run: the agent's first request was re
 
 
 def grade(continuation: Continuation, instance: Instance, env: Environment, recipe: Recipe,
-          store: Store, test_timeout: float) -> None:
-    """Grade the continuation and keep it; a harness fault is set as its error, and such a
-    continuation is not kept."""
+          store: Store, test_timeout: float) -> Continuation:
+    """The continuation graded, and kept; a harness fault is the returned continuation's
+    error, and such a continuation is not kept."""
     try:
-        continuation.grade = UNREAD if unread(continuation.trace) else run_tests(
+        found = UNREAD if unread(continuation.trace) else run_tests(
             env, instance, recipe, continuation.artifacts / TESTS_LOG, test_timeout)
     except HarnessError as exc:
-        continuation.fault = Fault.of(exc, "tests")
-        continuation.trace = continuation.trace.ended(ExitReason.ERROR,
-                                                      f"{type(exc).__name__}: {exc}")
-        continuation.trace.save(continuation.trace_path)
-        return
-    continuation.passed = continuation.grade.resolved
-    continuations.keep(store, KeptContinuation(
-        continuation.key, continuation.instance_id, continuation.arm, continuation.passed,
-        continuation.grade, tuple(continuation.calls)))
+        trace = continuation.trace.ended(ExitReason.ERROR, f"{type(exc).__name__}: {exc}")
+        trace.save(continuation.trace_path)
+        return replace(continuation, trace=trace, fault=Fault.of(exc, "tests"))
+    graded = replace(continuation, grade=found, passed=found.resolved)
+    continuations.keep(store, KeptContinuation(graded.key, graded.instance_id, graded.arm,
+                                               found.resolved, found, graded.calls))
+    return graded

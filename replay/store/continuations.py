@@ -16,7 +16,7 @@ from replay.records.continuation import KeptContinuation
 from replay.records.grade import FORMAT, SCHEMA, Grade
 from replay.records.stored import stamped, unstamped
 from replay.records.trace import Trace
-from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, TRACE
+from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, TRACE, TREE_DIFF, keyed
 from replay.store.database import Store
 
 
@@ -47,6 +47,11 @@ def find(store: Store, key: str) -> KeptContinuation | None:
         "SELECT call FROM continuation_calls WHERE continuation=? ORDER BY step", (key,)))
     grade = Grade(**unstamped(json.loads(row[3]))[1])
     return KeptContinuation(key, row[0], row[1], bool(row[2]), grade, calls)
+
+
+def write_tree(store: Store, key: str, diff: bytes) -> None:
+    """Keep the tree the continuation `key` left, as the tests will see it."""
+    store.write_artifact(diff, *keyed(CONTINUATIONS, key), TREE_DIFF)
 
 
 def trace_file(store: Store, key: str) -> Path:
