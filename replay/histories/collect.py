@@ -11,7 +11,6 @@ and the sample index; once stored it is returned again without any model call or
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 
 from replay.agent.loop import AgentConfig, run_agent, task_messages
@@ -33,8 +32,8 @@ from replay.models.types import Model
 from replay.records.trace import Trace
 from replay.records.trajectory import Step, Trajectory
 from replay.store import Store, validations
-from replay.store.artifacts import GRADE, TESTS_LOG, TRACE, TRAJECTORIES, keyed
-from replay.store.histories import keep, load_trajectory
+from replay.store.artifacts import TESTS_LOG, TRACE
+from replay.store.histories import keep, keep_grade, load_trajectory, trajectory_folder
 
 
 @dataclass
@@ -101,7 +100,7 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
     kept = load_trajectory(store, key)
     if kept is not None:
         return Collected(instance.instance_id, kept, reused=True)
-    folder = store.folder(TRAJECTORIES, key)
+    folder = trajectory_folder(store, key)
     try:
         recipe = load_recipe(instance, mirrors=backend.mirrors)
         env = backend.start(instance, recipe)
@@ -124,7 +123,6 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
         model=model_name, source=HistorySource.COLLECTED, messages=trace.messages,
         opening_tokens=first_request, steps=recorder.finish(trace.messages),
         exit_reason=trace.exit_reason, resolved=grade.resolved)
-    store.write_artifact(json.dumps(grade.to_dict(), indent=1).encode(),
-                         *keyed(TRAJECTORIES, key), GRADE)
+    keep_grade(store, key, grade)
     keep(store, (), [trajectory])
     return Collected(instance.instance_id, trajectory)

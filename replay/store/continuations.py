@@ -49,6 +49,11 @@ def find(store: Store, key: str) -> KeptContinuation | None:
     return KeptContinuation(key, row[0], row[1], bool(row[2]), grade, calls)
 
 
+def files(store: Store, key: str) -> dict[str, bytes]:
+    """The files of the continuation `key`, for another store (`Store.write_artifacts`)."""
+    return store.artifact_files(*keyed(CONTINUATIONS, key))
+
+
 def write_tree(store: Store, key: str, diff: bytes) -> None:
     """Keep the tree the continuation `key` left, as the tests will see it."""
     store.write_artifact(diff, *keyed(CONTINUATIONS, key), TREE_DIFF)
@@ -68,7 +73,12 @@ def trace(store: Store, key: str) -> Trace | None:
     return Trace.from_dict(data)
 
 
+def log_file(store: Store, key: str) -> Path:
+    """Where the tests' log of the continuation `key` is."""
+    return folder(store, key) / TESTS_LOG
+
+
 def tests_log(store: Store, key: str) -> str | None:
     """What the tests of the continuation `key` printed, if its log is there."""
-    path = folder(store, key) / TESTS_LOG
+    path = log_file(store, key)
     return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None

@@ -183,3 +183,18 @@ class Store:
     def write_artifact(self, data: bytes | str, *parts: str) -> Path:
         """Write an artifact atomically and return its path."""
         return artifacts.write(self.artifacts, data, *parts)
+
+    def artifact_files(self, *parts: str) -> dict[str, bytes]:
+        """The finished files under an artifact folder, by their path in the artifacts (what
+        another store takes with `write_artifacts`)."""
+        folder = self.artifact_path(*parts)
+        if not folder.is_dir():
+            return {}
+        return {path.relative_to(self.artifacts).as_posix(): path.read_bytes()
+                for path in sorted(folder.rglob("*")) if path.is_file()
+                and not path.name.endswith(".partial")}
+
+    def write_artifacts(self, files: dict[str, bytes]) -> None:
+        """Write files another store's `artifact_files` gave, each atomically."""
+        for relative, data in files.items():
+            self.write_artifact(data, *relative.split("/"))

@@ -14,16 +14,26 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from replay.core.digest import sha256_hex
 from replay.core.errors import InputError
+from replay.records import grade as grade_record
+from replay.records.grade import Grade
 from replay.records.history import DIFF_FILE, HISTORY_FILE, History, from_record, history_record
 from replay.records.stored import stamped, unstamped
 from replay.records.trajectory import Step, Trajectory
-from replay.store.artifacts import HISTORIES, TRAJECTORIES, keyed, snapshot_diff
+from replay.store.artifacts import (
+    GRADE,
+    HISTORIES,
+    TESTS_LOG,
+    TRAJECTORIES,
+    keyed,
+    snapshot_diff,
+)
 from replay.store.database import Store
 
 TRAJECTORY_FILE = "trajectory.json"
@@ -102,6 +112,23 @@ def _write_trajectory(store: Store, trajectory: Trajectory) -> str:
     store.write_artifact(json.dumps(data, indent=1, ensure_ascii=False).encode(), *folder,
                          TRAJECTORY_FILE)
     return "/".join(folder)
+
+
+def trajectory_folder(store: Store, key: str) -> Path:
+    """The folder of the trajectory `key`'s files, where its collection writes its trace and
+    its tests' log as it runs."""
+    return store.folder(TRAJECTORIES, key)
+
+
+def keep_grade(store: Store, key: str, grade: Grade) -> None:
+    """Keep the grade of the trajectory `key`'s final tree (`grade.json`)."""
+    data = stamped(grade_record.FORMAT, grade_record.SCHEMA, grade.to_dict())
+    store.write_artifact(json.dumps(data, indent=1).encode(), *keyed(TRAJECTORIES, key), GRADE)
+
+
+def keep_tests_log(store: Store, key: str, log: bytes) -> None:
+    """Keep what the tests of the trajectory `key`'s final tree printed."""
+    store.write_artifact(log, *keyed(TRAJECTORIES, key), TESTS_LOG)
 
 
 def has_history(store: Store, history_id: str) -> bool:

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 from replay.core.vocab import ValidationStatus
 from replay.records.stored import stamped, unstamped
 from replay.records.validation import FORMAT, SCHEMA, Validation
 from replay.store.database import Store
+
+LOGS = "validate"  # the folder of the validations' test logs, under the artifacts
 
 
 def keep(store: Store, backend: str, validation: Validation) -> None:
@@ -21,6 +24,16 @@ def keep(store: Store, backend: str, validation: Validation) -> None:
                      (validation.instance_id, backend, validation.status,
                       json.dumps(validation.reasons),
                       json.dumps(stamped(FORMAT, SCHEMA, validation.checks)), time.time()))
+
+
+def log_path(store: Store, instance_id: str, name: str) -> Path:
+    """Where the validation of `instance_id` writes its test log `name`."""
+    return store.artifact_path(LOGS, instance_id, name)
+
+
+def files(store: Store, instance_id: str) -> dict[str, bytes]:
+    """The logs of the validation of `instance_id`, for another store (`write_artifacts`)."""
+    return store.artifact_files(LOGS, instance_id)
 
 
 def find(store: Store, instance_id: str, backend: str) -> Validation | None:

@@ -10,7 +10,6 @@ validation and its logs. The driver alone writes the run's store (`ingest`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from replay.models.cache import CallCache, cache_key, refusal_key, request_content
@@ -22,7 +21,6 @@ from replay.records.continuation import KeptContinuation
 from replay.records.summary import KeptSummary
 from replay.records.validation import Validation
 from replay.store import Store, continuations, summaries, validations
-from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, keyed
 
 
 @dataclass(frozen=True)
@@ -88,32 +86,21 @@ def cell_export(store: Store, result: CellResult, calls: list[Called]) -> Export
         export.summary = (result.summary, kept)
     if result.continuation:
         export.continuation = continuations.find(store, result.continuation)
-        export.artifacts = files(store, *keyed(CONTINUATIONS, result.continuation))
+        export.artifacts = continuations.files(store, result.continuation)
     return export
 
 
 def validation_export(store: Store, validation: Validation) -> Export:
     """What the run's store needs of an instance the worker validated: the verdict and its
     logs."""
-    return Export(artifacts=files(store, "validate", validation.instance_id),
+    return Export(artifacts=validations.files(store, validation.instance_id),
                   validation=validation)
-
-
-def files(store: Store, *parts: str) -> dict[str, bytes]:
-    """The finished files under an artifact folder, by their path in the artifacts."""
-    folder = store.artifact_path(*parts)
-    if not folder.is_dir():
-        return {}
-    return {str(path.relative_to(store.artifacts)): path.read_bytes()
-            for path in sorted(folder.rglob("*")) if path.is_file()
-            and not path.name.endswith(".partial")}
 
 
 def ingest(store: Store, cache: CallCache, export: Export, backend: str) -> None:
     """Write what a remote worker sent back into the run's store (a validation as made on
     `backend`)."""
-    for relative, data in export.artifacts.items():
-        store.write_artifact(data, *Path(relative).parts)
+    store.write_artifacts(export.artifacts)
     for call in export.calls:
         cache.put(call.key, call.spec, call.content, call.response)
     for refusal in export.refusals:
@@ -126,5 +113,5 @@ def ingest(store: Store, cache: CallCache, export: Export, backend: str) -> None
         validations.keep(store, backend, verdict)
     kept = export.continuation
     if kept is not None:  # its tests' log is now in this store's artifacts
-        log = continuations.folder(store, kept.key) / TESTS_LOG
+        log = continuations.log_file(store, kept.key)
         continuations.keep(store, replace(kept, grade=replace(kept.grade, log_path=str(log))))

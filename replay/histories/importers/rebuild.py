@@ -46,8 +46,7 @@ from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT, cell_timeout
 from replay.records.history import History
 from replay.records.trajectory import Step, Trajectory
 from replay.store import Store, validations
-from replay.store.artifacts import TESTS_LOG, TRAJECTORIES, keyed
-from replay.store.histories import keep, load_trajectory
+from replay.store.histories import keep, keep_tests_log, load_trajectory
 
 COMMAND_TIMEOUT = 120.0
 OUTPUT_LIMIT = 1_000_000
@@ -92,8 +91,7 @@ def import_files(paths: Sequence[Path], rules: Sequence[Rule], instances: Sequen
         for item in imported:
             log = Path(scratch) / f"{item.trajectory.key}.log"
             if log.is_file():
-                store.write_artifact(log.read_bytes(),
-                                     *keyed(TRAJECTORIES, item.trajectory.key), TESTS_LOG)
+                keep_tests_log(store, item.trajectory.key, log.read_bytes())
     fresh = keep(store, [h for item in imported for h in item.histories],
                  [item.trajectory for item in imported if not item.reused])
     return imported, fresh
