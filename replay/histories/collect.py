@@ -32,8 +32,7 @@ from replay.models.types import Model
 from replay.records.trace import Trace
 from replay.records.trajectory import Step, Trajectory
 from replay.store import Store, validations
-from replay.store.artifacts import TESTS_LOG, TRACE
-from replay.store.histories import keep, keep_grade, load_trajectory, trajectory_folder
+from replay.store.histories import collection_paths, keep, keep_grade, load_trajectory
 
 
 @dataclass
@@ -100,7 +99,7 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
     kept = load_trajectory(store, key)
     if kept is not None:
         return Collected(instance.instance_id, kept, reused=True)
-    folder = trajectory_folder(store, key)
+    paths = collection_paths(store, key)
     try:
         recipe = load_recipe(instance, mirrors=backend.mirrors)
         env = backend.start(instance, recipe)
@@ -108,12 +107,12 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
         env.restore(base)
         recorder = _StepRecorder(env, base.diff)
         messages = task_messages(instance.problem_statement, TESTBED)
-        trace = run_agent(model, env, messages, config, folder / TRACE, seed_index,
+        trace = run_agent(model, env, messages, config, paths.trace, seed_index,
                           on_step=recorder)
         if trace.exit_reason == ExitReason.ERROR:
             return Collected(instance.instance_id, None, trace.error)
         snapshots.settle(env, instance.base_commit)  # the tests see the tree alone
-        grade = run_tests(env, instance, recipe, folder / TESTS_LOG, cell_timeout(
+        grade = run_tests(env, instance, recipe, paths.tests_log, cell_timeout(
             test_timeout, validations.find(store, instance.instance_id, backend.name)))
     except HarnessError as exc:
         return Collected(instance.instance_id, None, f"{type(exc).__name__}: {exc}")

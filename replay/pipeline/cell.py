@@ -194,7 +194,7 @@ def run_and_grade(instance: Instance, history: History, start: Start, arm: str,
     continuation = Continuation(key, instance.instance_id, arm, None,
                                 Trace(messages=start.messages, start_index=len(start.messages),
                                       dialect=history.dialect), None, None,
-                                continuations.folder(store, key))
+                                continuations.paths(store, key))
     env, recipe = environment(instance)
     calls: list[str] = []
     ran = continue_agent(continuation, history, instance.base_commit, env,

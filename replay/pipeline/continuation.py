@@ -36,7 +36,6 @@ from replay.records.grade import Grade
 from replay.records.history import History
 from replay.records.trace import Trace
 from replay.store import Store, continuations
-from replay.store.artifacts import TRACE, TREE_DIFF
 
 
 @dataclass(frozen=True)
@@ -52,17 +51,19 @@ class Continuation:
     trace: Trace
     grade: Grade | None
     fault: Fault | None
-    artifacts: Path
+    paths: continuations.Paths
     reused: bool = False
     calls: tuple[str, ...] = ()
 
     @property
     def trace_path(self) -> Path:
-        return self.artifacts / TRACE
+        """Where its trace is written, step by step."""
+        return self.paths.trace
 
     @property
     def tree_path(self) -> Path:
-        return self.artifacts / TREE_DIFF
+        """Where the tree it left is kept."""
+        return self.paths.tree
 
 
 def model_id(spec: ModelSpec) -> str:
@@ -110,7 +111,7 @@ def kept_continuation(store: Store, key: str, test_timeout: float) -> Continuati
     if kept is None or trace is None or not still_holds(kept.grade, test_timeout):
         return None
     return Continuation(key, kept.instance_id, kept.arm, kept.passed, trace, kept.grade, None,
-                        continuations.folder(store, key), reused=True, calls=kept.calls)
+                        continuations.paths(store, key), reused=True, calls=kept.calls)
 
 
 def continue_agent(continuation: Continuation, history: History, base_commit: str,

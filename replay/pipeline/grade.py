@@ -19,7 +19,6 @@ from replay.pipeline.continuation import Continuation, unread
 from replay.records.continuation import KeptContinuation
 from replay.records.grade import Grade
 from replay.store import Store, continuations
-from replay.store.artifacts import TESTS_LOG
 
 # The grade of a continuation whose first request was refused: nothing ran, nothing passed.
 UNREAD = Grade(resolved=False, status="not run: the agent's first request was refused",
@@ -32,7 +31,7 @@ def grade(continuation: Continuation, instance: Instance, env: Environment, reci
     error, and such a continuation is not kept."""
     try:
         found = UNREAD if unread(continuation.trace) else run_tests(
-            env, instance, recipe, continuation.artifacts / TESTS_LOG, test_timeout)
+            env, instance, recipe, continuation.paths.tests_log, test_timeout)
     except HarnessError as exc:
         trace = continuation.trace.ended(ExitReason.ERROR, f"{type(exc).__name__}: {exc}")
         trace.save(continuation.trace_path)

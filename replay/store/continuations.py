@@ -2,7 +2,7 @@
 
 A graded continuation is kept with the keys of its agent steps' model calls in one transaction
 (`keep`), after its files: its trace (`trace.json`), its tree (`tree.diff`) and its tests' log
-(`tests.log`), under `continuations/KEY[:24]/` (`folder`, where the stages write them).
+(`tests.log`), under `continuations/KEY[:24]/` (`paths`: where the stages write them).
 Everything is read back as records: `find`, `trace`, `tests_log`.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from replay.records.continuation import KeptContinuation
@@ -20,9 +21,20 @@ from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, TRACE, TREE_DIFF, k
 from replay.store.database import Store
 
 
-def folder(store: Store, key: str) -> Path:
-    """The folder the files of the continuation `key` are written to."""
-    return store.folder(CONTINUATIONS, key)
+@dataclass(frozen=True)
+class Paths:
+    """Where the files of a continuation are written as it runs: its trace, the tree it left
+    and its tests' log."""
+
+    trace: Path
+    tree: Path
+    tests_log: Path
+
+
+def paths(store: Store, key: str) -> Paths:
+    """Where the files of the continuation `key` go."""
+    folder = store.folder(CONTINUATIONS, key)
+    return Paths(folder / TRACE, folder / TREE_DIFF, folder / TESTS_LOG)
 
 
 def keep(store: Store, kept: KeptContinuation) -> None:
@@ -59,26 +71,16 @@ def write_tree(store: Store, key: str, diff: bytes) -> None:
     store.write_artifact(diff, *keyed(CONTINUATIONS, key), TREE_DIFF)
 
 
-def trace_file(store: Store, key: str) -> Path:
-    """Where the trace of the continuation `key` is (for a person to open)."""
-    return folder(store, key) / TRACE
-
-
 def trace(store: Store, key: str) -> Trace | None:
     """The trace of the continuation `key`, if its file is there and readable."""
     try:
-        data = json.loads(trace_file(store, key).read_text(encoding="utf-8"))
+        data = json.loads(paths(store, key).trace.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return Trace.from_dict(data)
 
 
-def log_file(store: Store, key: str) -> Path:
-    """Where the tests' log of the continuation `key` is."""
-    return folder(store, key) / TESTS_LOG
-
-
 def tests_log(store: Store, key: str) -> str | None:
     """What the tests of the continuation `key` printed, if its log is there."""
-    path = log_file(store, key)
+    path = paths(store, key).tests_log
     return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None

@@ -30,6 +30,7 @@ from replay.store.artifacts import (
     GRADE,
     HISTORIES,
     TESTS_LOG,
+    TRACE,
     TRAJECTORIES,
     keyed,
     snapshot_diff,
@@ -114,10 +115,19 @@ def _write_trajectory(store: Store, trajectory: Trajectory) -> str:
     return "/".join(folder)
 
 
-def trajectory_folder(store: Store, key: str) -> Path:
-    """The folder of the trajectory `key`'s files, where its collection writes its trace and
-    its tests' log as it runs."""
-    return store.folder(TRAJECTORIES, key)
+@dataclass(frozen=True)
+class CollectionPaths:
+    """Where the collection of a trajectory writes as it runs: the agent's trace and the final
+    tree's tests' log."""
+
+    trace: Path
+    tests_log: Path
+
+
+def collection_paths(store: Store, key: str) -> CollectionPaths:
+    """Where the collection of the trajectory `key` writes."""
+    folder = store.folder(TRAJECTORIES, key)
+    return CollectionPaths(folder / TRACE, folder / TESTS_LOG)
 
 
 def keep_grade(store: Store, key: str, grade: Grade) -> None:

@@ -113,5 +113,5 @@ def ingest(store: Store, cache: CallCache, export: Export, backend: str) -> None
         validations.keep(store, backend, verdict)
     kept = export.continuation
     if kept is not None:  # its tests' log is now in this store's artifacts
-        log = continuations.log_file(store, kept.key)
+        log = continuations.paths(store, kept.key).tests_log
         continuations.keep(store, replace(kept, grade=replace(kept.grade, log_path=str(log))))
