@@ -1,6 +1,7 @@
 """Plans of sweeps: what a stored sweep shares (its frame) and what it varies.
 
-How plans are kept in the store is `replay.sweep.plan`.
+How plans are kept in the store is `replay.store.runs`; how a plan is bound to its stored run,
+`replay.sweep.plan`.
 """
 
 from __future__ import annotations
