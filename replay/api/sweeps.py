@@ -31,21 +31,14 @@ from replay.pipeline.continuation import model_id
 from replay.records.plan import DEFAULT_TEMPERATURE, Plan
 from replay.records.validation import Validation
 from replay.store import Store
+from replay.store.runs import load_cells, save_run
 from replay.sweep import execution
 from replay.sweep.budget import Budget
 from replay.sweep.cells import Prepared, prepare_plan
 from replay.sweep.confirm import confirm_pairs, fixed_samples
 from replay.sweep.executors import check_executor, make_executor
 from replay.sweep.fit import context_warnings, fitting
-from replay.sweep.plan import (
-    bind_run,
-    check_timeout,
-    latest_run,
-    load_cells,
-    pending,
-    require_run,
-    save_run,
-)
+from replay.sweep.plan import bind_run, check_timeout, latest_run, pending, require_run
 from replay.sweep.workers import Setup
 
 

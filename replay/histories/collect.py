@@ -23,7 +23,7 @@ from replay.environments.base import Backend, Environment
 from replay.environments.recipes import load_recipe
 from replay.histories.trajectories import (
     record_step,
-    set_context_tokens,
+    with_context_tokens,
 )
 from replay.instances.records import Instance
 from replay.judge.testrun import run_tests
@@ -35,7 +35,7 @@ from replay.store import Store, validations
 from replay.store.histories import collection_paths, keep, keep_grade, load_trajectory
 
 
-@dataclass
+@dataclass(frozen=True)
 class Collected:
     """One instance's collection: the trajectory, or the harness fault that stopped it."""
 
@@ -80,9 +80,8 @@ class _StepRecorder:
         self.previous_diff = step.diff
 
     def finish(self, messages: list) -> list[Step]:
-        """The steps, with their context tokens set."""
-        set_context_tokens(self.steps, self.requests, messages)
-        return self.steps
+        """The steps, with their context tokens."""
+        return with_context_tokens(self.steps, self.requests, messages)
 
 
 def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent_id: str,

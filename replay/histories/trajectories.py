@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from replay.core.errors import InputError
 from replay.environments.base import Environment
@@ -62,7 +63,7 @@ def edited_files(before: bytes, after: bytes) -> list[str]:
 def record_step(env: Environment, end: int, previous_diff: bytes,
                 divergences: Sequence[str] = ()) -> Step:
     """The tree after one step, snapshotted, with the files the step edited. Its context
-    tokens are set once the whole run is known (`set_context_tokens`)."""
+    tokens are known once the whole run is (`with_context_tokens`)."""
     snapshot = env.snapshot()
     return Step(end=end, context_tokens=0, tokens_estimated=False,
                 fingerprint=snapshot.fingerprint, diff=snapshot.diff,
@@ -81,9 +82,9 @@ def context_tokens(ends: Sequence[int], requests: Sequence[int | None],
     return found
 
 
-def set_context_tokens(steps: list[Step], requests: Sequence[int | None],
-                       messages: list[Message]) -> None:
-    """Set each step's context tokens (see `context_tokens`)."""
+def with_context_tokens(steps: Sequence[Step], requests: Sequence[int | None],
+                        messages: list[Message]) -> list[Step]:
+    """The steps with their context tokens (see `context_tokens`)."""
     counted = context_tokens([step.end for step in steps], requests, messages)
-    for step, (tokens, estimated) in zip(steps, counted, strict=True):
-        step.context_tokens, step.tokens_estimated = tokens, estimated
+    return [replace(step, context_tokens=tokens, tokens_estimated=estimated)
+            for step, (tokens, estimated) in zip(steps, counted, strict=True)]

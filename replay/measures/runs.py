@@ -52,7 +52,7 @@ LATER_FILE = "later.json"
 REPOSITORY_ROOT = "/testbed"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Reference:
     """What an instance's summaries are scored against, and where its later payloads came from
     (`trajectory`, `suite` or `pre`; `missing` with the reason when there are none yet)."""
@@ -63,7 +63,7 @@ class Reference:
     reason: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class RetentionRow:
     """The retention of one summary of a run."""
 

@@ -14,7 +14,7 @@ from replay.records.history import Boundary, History
 from replay.records.snapshot import Snapshot
 
 
-@dataclass
+@dataclass(frozen=True)
 class Step:
     """One step: where its messages end, the context after it, and the tree after it."""
 
@@ -27,7 +27,7 @@ class Step:
     divergences: list[str] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Trajectory:
     """A complete Phase A run of one instance, from the task to its last step."""
 

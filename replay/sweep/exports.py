@@ -57,7 +57,7 @@ class KeptRefusal:
     message: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class Export:
     """What a remote worker produced, for the driver to write into the run's store."""
 
@@ -71,23 +71,22 @@ class Export:
 
 def cell_export(store: Store, result: CellResult, calls: list[Called]) -> Export:
     """What the run's store needs of a cell the worker ran into its scratch `store`."""
-    export = Export()
+    replies: list[KeptCall] = []
+    refusals: list[KeptRefusal] = []
     for call in calls:
         content = request_content(call.spec, settled(call.spec, call.request, call.seed_index),
                                   call.seed_index)
         if isinstance(call.reply, ModelRefused):
-            export.refusals.append(KeptRefusal(refusal_key(content), call.spec, content,
-                                               call.reply.status, call.reply.context,
-                                               str(call.reply)))
+            refusals.append(KeptRefusal(refusal_key(content), call.spec, content,
+                                        call.reply.status, call.reply.context, str(call.reply)))
         else:
-            export.calls.append(KeptCall(cache_key(content), call.spec, content, call.reply))
+            replies.append(KeptCall(cache_key(content), call.spec, content, call.reply))
     kept = summaries.find(store, result.summary) if result.summary else None
-    if result.summary and kept is not None:
-        export.summary = (result.summary, kept)
-    if result.continuation:
-        export.continuation = continuations.find(store, result.continuation)
-        export.artifacts = continuations.files(store, result.continuation)
-    return export
+    key = result.continuation
+    return Export(continuations.find(store, key) if key else None,
+                  continuations.files(store, key) if key else {},
+                  (result.summary, kept) if result.summary and kept is not None else None,
+                  replies, refusals)
 
 
 def validation_export(store: Store, validation: Validation) -> Export:
