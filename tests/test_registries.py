@@ -101,7 +101,7 @@ def test_the_dialect_is_kept_by_its_name_and_files_of_its_old_name_still_read() 
     assert HISTORY is not None
     text = HISTORY.model_copy(update={"dialect": "mini-swe-agent-text"})
     stored = history_record(text)
-    assert (stored["format"], stored["version"]) == ("replay.history", 2)
+    assert stored["schema"] == "replay.history/2"
     assert stored["dialect"] == "mini-swe-agent-text" and "protocol" not in stored
     old = {key: value for key, value in text.model_dump(mode="json").items() if key != "dialect"}
     assert History.model_validate({**old, "protocol": "mini-swe-agent-text"}).dialect == \
@@ -114,9 +114,9 @@ def test_the_dialect_is_kept_by_its_name_and_files_of_its_old_name_still_read() 
     trace = Trace(messages=[], start_index=0, dialect="mini-swe-agent-text",
                   actions=[Action(1, "bash", {"command": "ls"}, "", 0, 0.1)])
     kept = trace.to_dict()
-    assert (kept["format"], kept["version"], kept["dialect"]) == (
-        "replay.trace", 2, "mini-swe-agent-text") and "protocol" not in kept
+    assert (kept["schema"], kept["dialect"]) == ("replay.trace/2", "mini-swe-agent-text")
+    assert "protocol" not in kept
     assert Trace.from_dict(json.loads(json.dumps(kept))) == trace
     version_1 = {("protocol" if key == "dialect" else key): value for key, value in kept.items()
-                 if key not in ("format", "version")}
+                 if key != "schema"}
     assert Trace.from_dict(version_1) == trace

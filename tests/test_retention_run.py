@@ -79,13 +79,14 @@ def test_anchor_index_keeps_far_more_recurring_details_than_a_short_summary(
     assert "kept 6 score(s) of run demo" in scored.stdout
     with Store.open(store) as opened:
         rows = kept_scores(opened, "demo")
-    shares = {(row["instance_id"], row["summarizer"]): row for row in rows}
-    assert {row["source"] for row in rows} == {"pre"}
+    shares = {(row.instance_id, row.summarizer): row for row in rows}
+    assert {row.source for row in rows} == {"pre"}
     for instance_id in ISSUE_MARKERS:
         anchor = shares[(instance_id, "anchor_index")]
         short = shares[(instance_id, "summ-a:claude-code")]
-        assert anchor["size"] == short["size"] >= 15  # one reference, shared by both
-        assert anchor["share"] >= 0.7 and short["share"] <= 0.2, (instance_id, anchor, short)
+        assert anchor.size == short.size >= 15  # one reference, shared by both
+        assert anchor.share is not None and short.share is not None
+        assert anchor.share >= 0.7 and short.share <= 0.2, (instance_id, anchor, short)
 
     report = run_replay("report", "demo", "--store", str(store))
     assert report.returncode == 0, report.stderr

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCHEMA = 2  # 2: names its format and version
+SCHEMA = 2  # 2: names its format and version (`replay.records.stored`)
 FORMAT = "replay.recipe-check"
 
 
