@@ -8,7 +8,8 @@ The packages follow the protocol in the order data flows; each imports only from
     records/               typed records that cross stages or are stored: Snapshot, History,
                               Summary, Trace, Grade, Validation, Plan, CellResult, Outcome
     store/                 the SQLite store: every table, the one schema version and its
-                              migrations, the key-to-path rule and the atomic artifact write
+                              migrations, the key-to-path rule and the atomic artifact write;
+                              one repository per stored concept, records in and out
     instances/             1. SWE-bench records, loaders, suites, selection
     environments/          2. Environment and Backend protocols; local and docker backends;
                               snapshots, recipes derived from swebench's specs (specs, derive),
@@ -24,7 +25,7 @@ The packages follow the protocol in the order data flows; each imports only from
                               agent, registered by name), summarizers, both carriers,
                               mechanical baselines, fusion of a summary with judged evidence
     pipeline/              8. one cell: what the store keeps, found before it is handed out
-                              (prepare); then summary (kept or written) -> continuation ->
+                              (lookup); then summary (kept or written) -> continuation ->
                               grade -> diagnostics (step 10) -> CellResult, in one direction;
                               each model call kept by key
     sweep/                 9. plans of cells, driving them on workers (threads) or Ray (and what

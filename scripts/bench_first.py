@@ -15,7 +15,6 @@ busy machine the CPU seconds tell more than the wall time.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import statistics
@@ -25,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from replay.api.blocks import Store, all_cell_records, seconds_total
+from replay.api.blocks import Store, all_cells, seconds_total
 
 TARGET_SECONDS = 300  # the bound for the first command on two cores
 TARGET_SHARE = 0.8
@@ -48,7 +47,7 @@ def one_run(args: list[str]) -> dict[str, float]:
         print(done.stdout[-2000:] + done.stderr[-2000:], file=sys.stderr)
     with Store.open_read_only(store) as opened:
         model, calls = seconds_total(opened)
-        cells = [json.loads(record).get("seconds", 0.0) for record in all_cell_records(opened)]
+        cells = [cell.seconds for cell in all_cells(opened)]
     return {"exit": done.returncode, "wall": wall, "cpu": cpu, "model": model, "calls": calls,
             "cells": len(cells), "cell_seconds": sum(cells), "load_before": load,
             "load_after": os.getloadavg()[0]}

@@ -18,7 +18,6 @@ Say how busy the machine was: the load average is printed before and after.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -31,7 +30,7 @@ from replay.api.blocks import (
     TOOLS,
     ChatRequest,
     Store,
-    all_cell_records,
+    all_cells,
     bundled_history,
     loaded,
     request_body,
@@ -80,9 +79,9 @@ def speeds(model: str, instance_id: str) -> None:
 def sweep_share(store: Path) -> None:
     """Print seconds per cell and the share of the command's time in model calls."""
     with Store.open_read_only(store) as opened:
-        cells = all_cell_records(opened)
+        cells = all_cells(opened)
         model = seconds_total(opened)
-    seconds = [json.loads(record).get("seconds", 0.0) for record in cells]
+    seconds = [cell.seconds for cell in cells]
     total = sum(seconds)
     print(f"cells: {len(seconds)}, {total / max(1, len(seconds)):.1f} s per cell; model calls: "
           f"{model[1]}, {model[0]:.1f} s, {100 * model[0] / max(total, 1e-9):.0f}% of the cells' "

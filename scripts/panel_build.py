@@ -36,6 +36,7 @@ from replay.api.blocks import (
     Store,
     collect_trajectory,
     commit_files,
+    cut_history,
     git,
     history_record,
     instances_dir,
@@ -89,7 +90,7 @@ def phase_a(task: Task, folder: Path, store: Store, backend: LocalBackend) -> Hi
     if trajectory is None or trajectory.resolved is not True:
         raise SystemExit(f"{task.instance_id}: Phase A did not resolve the instance "
                          f"({collected.error or 'tests fail'})")
-    history = trajectory.history(parse_rule(f"steps:{len(task.steps)}"))
+    history = cut_history(trajectory, parse_rule(f"steps:{len(task.steps)}"))
     return history.model_copy(update={
         "boundary": history.boundary.model_copy(update={"reason": task.reason})})
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from replay import api
 from replay.api.blocks import Instance, Script, ScriptedServer, Store, commit_files
+from replay.store import continuations
 
 KEEPER, LOSER = "<summary>PLAN-OK: finish the repair</summary>", "<summary>LOST</summary>"
 
@@ -81,7 +82,7 @@ def node_of(key: str | None, nodes: dict[str, Path]) -> str:
         path = home / "ray-node" / "replay.db"
         if key and path.is_file():
             with Store.open_read_only(path) as store:
-                if store.continuation(key) is not None:
+                if continuations.find(store, key) is not None:
                     return name
     return "?"
 

@@ -39,6 +39,7 @@ from replay.histories.records import (
     history_record,
     load_history_file,
 )
+from replay.histories.trajectories import cut_history
 from replay.instances.records import Instance, load_dataset, load_instance_dir, select
 from replay.judge.validate import apply_patch, validate_instance
 from replay.measures.chains import score_session
@@ -60,7 +61,7 @@ from replay.models.types import ChatRequest
 from replay.records.history import History
 from replay.store import Store
 from replay.store.calls import seconds_total
-from replay.store.runs import all_cell_records
+from replay.store.runs import all_cells
 from replay.sweep.labels import label
 
 __all__ = [
@@ -68,8 +69,9 @@ __all__ = [
     "PATH_PATTERN", "PROBES_FILE", "TEST_ID_PATTERN", "TOOLS", "URL_PATTERN", "AgentConfig",
     "CallCache", "ChatRequest", "DockerBackend", "HarnessError", "History", "InputError",
     "Instance", "Limits", "LocalBackend", "ModelClient", "ProbeSet", "PromptText", "Script",
-    "ScriptedModel", "ScriptedServer", "Session", "Store", "all_cell_records", "apply_patch",
-    "at_base", "bundled_history", "collect_trajectory", "commit_files", "environment",
+    "ScriptedModel", "ScriptedServer", "Session", "Store", "all_cells", "apply_patch",
+    "at_base", "bundled_history", "collect_trajectory", "commit_files", "cut_history",
+    "environment",
     "evidence_problems", "find_mirror", "git", "history_record", "import_files", "instances_dir",
     "is_test_path", "label", "load_dataset", "load_history_file", "load_instance_dir",
     "load_recipe", "load_sessions", "loaded", "make_backend", "markdown_table", "open_backend",

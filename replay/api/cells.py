@@ -24,13 +24,12 @@ from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.models.retry import Breaker
 from replay.models.types import ModelSpec
-from replay.pipeline.cell import CellTask, Settings, prepare
+from replay.pipeline.cell import CellTask, Settings, lookup
 from replay.pipeline.cell import run_cell as run_task
 from replay.pipeline.summary import Summarizer
 from replay.records.cell import CellId, CellResult
 from replay.records.plan import DEFAULT_TEMPERATURE
-from replay.store import Store, summaries
-from replay.store.artifacts import CONTINUATIONS, TRACE
+from replay.store import Store, continuations, summaries, validations
 
 
 @dataclass(frozen=True)
@@ -123,7 +122,7 @@ def run_cell(instance: Instance, options: CellOptions, store: Path, *,
     breaker = Breaker()
     try:
         with Store.open(store) as opened, CallCache(store) as cache:
-            validation = opened.validation(instance.instance_id, chosen.name)
+            validation = validations.find(opened, instance.instance_id, chosen.name)
             task = replace(task, gold_seconds=gold_seconds(validation),
                            test_timeout=cell_timeout(options.test_timeout, validation))
 
@@ -132,7 +131,7 @@ def run_cell(instance: Instance, options: CellOptions, store: Path, *,
                                            breaker=breaker))
                 return clients[-1]
 
-            found = prepare(task, settings, opened)
+            found = lookup(task, settings, opened)
             result = found if isinstance(found, CellResult) else run_task(
                 found, settings, opened, lambda _: (chosen.start(instance, recipe), recipe),
                 model)
@@ -152,6 +151,6 @@ def _ran(task: CellTask, result: CellResult, store: Store) -> CellRun:
     if result.summary:
         summary = summaries.summary(store, result.summary)
         chars = len(summary.text) if summary is not None else 0
-    trace = (store.folder(CONTINUATIONS, result.continuation) / TRACE
+    trace = (continuations.paths(store, result.continuation).trace
              if result.continuation and result.status != CellStatus.ERROR else None)
     return CellRun(task.cell, result, chars, trace)

@@ -19,7 +19,7 @@ from replay.histories.boundaries import Rule, parse_rule
 from replay.histories.collect import Collected, collect_trajectory, is_collected
 from replay.histories.importers.rebuild import Imported, check_files, import_files
 from replay.histories.records import bundled_snapshot
-from replay.histories.trajectories import Trajectory, keep
+from replay.histories.trajectories import cut_history
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
 from replay.judge.validate import preflight, validate_all
@@ -29,8 +29,10 @@ from replay.models.keys import api_key
 from replay.models.registry import resolve
 from replay.pipeline.continuation import model_id
 from replay.records.history import History
+from replay.records.trajectory import Trajectory
 from replay.records.validation import Validation
 from replay.store import Store
+from replay.store.histories import keep
 
 
 def instances(suite: str = "demo", dataset: str | None = None, ids: Sequence[str] = (),
@@ -153,7 +155,7 @@ def _cut(trajectories: Sequence[Trajectory],
     for trajectory in trajectories:
         for rule in rules:
             try:
-                histories.append(trajectory.history(rule))
+                histories.append(cut_history(trajectory, rule))
             except InputError as exc:
                 missed.append(f"  {rule.text:<14} no history: {exc}")
     return histories, missed

@@ -41,7 +41,7 @@ from replay.pipeline.continuation import model_id
 from replay.records.plan import Plan
 from replay.report.exports import reports_folder
 from replay.store import Store
-from replay.sweep.cells import prepare
+from replay.sweep.cells import prepare_plan
 from replay.sweep.plan import latest_run, require_run
 
 
@@ -161,7 +161,7 @@ def probe(options: ProbeOptions, run: str | None = None, selection: Selection = 
         folder = checked_output_folder(options.out or reports_folder(store, name) / "probes",
                                        "the probes' exports folder")
         sources = Path(found.prompt_sources) if found.prompt_sources else None
-        prepared = prepare(found, answering, lambda n: prompt(n, sources, listener), store)
+        prepared = prepare_plan(found, answering, lambda n: prompt(n, sources, listener), store)
         probes, skipped = load_probes(prepared.instances, prepared.histories, given)
         inputs = Inputs(prepared.plan.summarizers, prepared.settings.carrier,
                         prepared.histories, probes, prepared.task)

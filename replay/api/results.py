@@ -18,7 +18,8 @@ from replay.report.contents import Report
 from replay.report.exports import reports_folder, write
 from replay.report.tables import build
 from replay.store import Store
-from replay.sweep.plan import latest_run, load_cells, require_run
+from replay.store.runs import load_cells
+from replay.sweep.plan import latest_run, require_run
 
 
 def report(store: Path, run: str | None = None) -> Report:
@@ -86,9 +87,7 @@ def retention(store: Path, run: str | None = None, limits: Limits | None = None)
         rows, skipped = score_run(opened, require_run(opened, name), load_cells(opened, name),
                                   limits)
         keep_scores(opened, name, rows, limits)
-    means = summarizer_means([{"summarizer": r.summarizer, "seed_index": r.seed_index,
-                               "share": r.share, "size": r.score.size, "source": r.source}
-                              for r in rows])
+    means = summarizer_means([row.kept() for row in rows])
     return RunRetention(name, rows, skipped, means)
 
 

@@ -31,21 +31,14 @@ from replay.pipeline.continuation import model_id
 from replay.records.plan import DEFAULT_TEMPERATURE, Plan
 from replay.records.validation import Validation
 from replay.store import Store
+from replay.store.runs import load_cells, save_run
 from replay.sweep import execution
 from replay.sweep.budget import Budget
-from replay.sweep.cells import Prepared, prepare
+from replay.sweep.cells import Prepared, prepare_plan
 from replay.sweep.confirm import confirm_pairs, fixed_samples
 from replay.sweep.executors import check_executor, make_executor
 from replay.sweep.fit import context_warnings, fitting
-from replay.sweep.plan import (
-    bind_run,
-    check_timeout,
-    latest_run,
-    load_cells,
-    pending,
-    require_run,
-    save_run,
-)
+from replay.sweep.plan import bind_run, check_timeout, latest_run, pending, require_run
 from replay.sweep.workers import Setup
 
 
@@ -237,7 +230,7 @@ def _confirm(store: Store, name: str, found: Plan, agent: ModelSpec, options: Sw
     rounds: list[SweepOutcome | SweepEstimate] = []
 
     def run_plan(current: Plan) -> int:
-        prepared = prepare(current, agent, _prompts(current, options, listener), store)
+        prepared = prepare_plan(current, agent, _prompts(current, options, listener), store)
         done = (_dry_run(store, name, prepared) if dry_run else
                 _run_pending(store, name, prepared, options, listener,
                              _todo(store, name, prepared)))
@@ -298,7 +291,7 @@ def _bound(plan: Plan, run: str | None, store: Store, agent: ModelSpec, options:
     merged = bind_run(store, name, plan)
     if options.backend:
         merged = merged.model_copy(update={"backend": options.backend})
-    return name, prepare(merged, agent, _prompts(merged, options, listener), store, instances)
+    return name, prepare_plan(merged, agent, _prompts(merged, options, listener), store, instances)
 
 
 def _todo(store: Store, name: str, prepared: Prepared) -> int:

@@ -30,8 +30,8 @@ from replay.core.limits import MAX_STEPS, MAX_TEMPERATURE
 from replay.core.paths import default_store
 from replay.histories.boundaries import RULES
 from replay.histories.collect import Collected
-from replay.histories.trajectories import Trajectory
 from replay.records.history import History
+from replay.records.trajectory import Trajectory
 
 Boundaries = Annotated[list[str] | None, typer.Option(
     "--boundary", help=f"Where a history stops (repeatable): {', '.join(RULES)}.")]

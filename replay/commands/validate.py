@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.table import Table
@@ -39,9 +39,9 @@ def _line(validation: Validation) -> Text:
     return text
 
 
-def _timing(record: dict[str, Any]) -> tuple[str, str]:
+def _timing(validation: Validation) -> tuple[str, str]:
     """The gold patch's test time, and the default test timeout of the instance's cells."""
-    gold = gold_seconds(record)
+    gold = gold_seconds(validation)
     return ("-" if gold is None else f"{gold:.1f} s"), f"{derived_timeout(gold):g} s"
 
 
@@ -60,7 +60,7 @@ def _table(results: list[Validation]) -> Table:
                       mark(checks.get("real_repair")), mark(checks.get("solvable")),
                       mark(checks.get("restore_identical")),
                       f"{sum(checks.get('seconds', {}).values()):.1f}",
-                      *_timing({"checks": checks}))
+                      *_timing(result))
     return table
 
 

@@ -108,7 +108,7 @@ def _header(position: int, message: Message, call: dict[str, Any] | None) -> str
 
 
 @dataclass(frozen=True)
-class Budget:
+class FusionBudget:
     """A history's frozen budgets (see the module docstring)."""
 
     evidence_tokens: int
@@ -125,14 +125,14 @@ def opening(history: list[Message]) -> list[Message]:
     return history[:first]
 
 
-def budget(history: list[Message], units: list[Unit]) -> Budget:
+def budget(history: list[Message], units: list[Unit]) -> FusionBudget:
     """The allowance and the input ceiling of a history."""
     evidence = sum(unit.tokens for unit in units)
     low, high = ALLOWANCE_RANGE
     allowance = min(high, max(low, evidence // ALLOWANCE_SHARE))
     prompts = sum(count_tokens(message_text(m)) for m in opening(history))
     largest = sum(sorted((unit.tokens for unit in units), reverse=True)[:LARGEST_UNITS])
-    return Budget(evidence, allowance, prompts, largest,
+    return FusionBudget(evidence, allowance, prompts, largest,
                   prompts + allowance + largest + RESERVE + FRAMING)
 
 

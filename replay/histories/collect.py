@@ -11,7 +11,6 @@ and the sample index; once stored it is returned again without any model call or
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 
 from replay.agent.loop import AgentConfig, run_agent, task_messages
@@ -23,23 +22,20 @@ from replay.environments import snapshots
 from replay.environments.base import Backend, Environment
 from replay.environments.recipes import load_recipe
 from replay.histories.trajectories import (
-    Step,
-    Trajectory,
-    keep,
-    load_trajectory,
     record_step,
-    set_context_tokens,
+    with_context_tokens,
 )
 from replay.instances.records import Instance
 from replay.judge.testrun import run_tests
 from replay.judge.timeouts import cell_timeout
 from replay.models.types import Model
 from replay.records.trace import Trace
-from replay.store import Store
-from replay.store.artifacts import GRADE, TESTS_LOG, TRACE, TRAJECTORIES, keyed
+from replay.records.trajectory import Step, Trajectory
+from replay.store import Store, validations
+from replay.store.histories import collection_paths, keep, keep_grade, load_trajectory
 
 
-@dataclass
+@dataclass(frozen=True)
 class Collected:
     """One instance's collection: the trajectory, or the harness fault that stopped it."""
 
@@ -84,9 +80,8 @@ class _StepRecorder:
         self.previous_diff = step.diff
 
     def finish(self, messages: list) -> list[Step]:
-        """The steps, with their context tokens set."""
-        set_context_tokens(self.steps, self.requests, messages)
-        return self.steps
+        """The steps, with their context tokens."""
+        return with_context_tokens(self.steps, self.requests, messages)
 
 
 def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent_id: str,
@@ -103,7 +98,7 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
     kept = load_trajectory(store, key)
     if kept is not None:
         return Collected(instance.instance_id, kept, reused=True)
-    folder = store.folder(TRAJECTORIES, key)
+    paths = collection_paths(store, key)
     try:
         recipe = load_recipe(instance, mirrors=backend.mirrors)
         env = backend.start(instance, recipe)
@@ -111,13 +106,13 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
         env.restore(base)
         recorder = _StepRecorder(env, base.diff)
         messages = task_messages(instance.problem_statement, TESTBED)
-        trace = run_agent(model, env, messages, config, folder / TRACE, seed_index,
+        trace = run_agent(model, env, messages, config, paths.trace, seed_index,
                           on_step=recorder)
         if trace.exit_reason == ExitReason.ERROR:
             return Collected(instance.instance_id, None, trace.error)
         snapshots.settle(env, instance.base_commit)  # the tests see the tree alone
-        grade = run_tests(env, instance, recipe, folder / TESTS_LOG, cell_timeout(
-            test_timeout, store.validation(instance.instance_id, backend.name)))
+        grade = run_tests(env, instance, recipe, paths.tests_log, cell_timeout(
+            test_timeout, validations.find(store, instance.instance_id, backend.name)))
     except HarnessError as exc:
         return Collected(instance.instance_id, None, f"{type(exc).__name__}: {exc}")
     first_request = recorder.requests[0] if recorder.requests else 0
@@ -126,7 +121,6 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
         model=model_name, source=HistorySource.COLLECTED, messages=trace.messages,
         opening_tokens=first_request, steps=recorder.finish(trace.messages),
         exit_reason=trace.exit_reason, resolved=grade.resolved)
-    store.write_artifact(json.dumps(grade.to_dict(), indent=1).encode(),
-                         *keyed(TRAJECTORIES, key), GRADE)
+    keep_grade(store, key, grade)
     keep(store, (), [trajectory])
     return Collected(instance.instance_id, trajectory)

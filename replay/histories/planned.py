@@ -23,15 +23,14 @@ for one instance, and a rule that matches none or several histories of an instan
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from replay.core.errors import InputError
-from replay.histories.records import bundled_history, find_history, load_stored
+from replay.histories.records import bundled_history, find_history
 from replay.instances.records import Instance
 from replay.records.history import History
 from replay.records.plan import Plan, PlannedHistory
 from replay.store import Store
-from replay.store.histories import stored_histories
+from replay.store.histories import StoredHistory, load_history, stored_histories
 
 
 def planned(history: History, bundled: bool) -> PlannedHistory:
@@ -82,14 +81,14 @@ def _by_prefix(prefix: str, instances: Sequence[Instance], store: Store) -> Hist
     """The one history, bundled with a selected instance or stored, whose id starts `prefix`."""
     if not prefix.strip():
         raise InputError("--history needs a history id (or a prefix of one)")
-    matches: dict[str, History | dict[str, Any]] = {}
+    matches: dict[str, History | StoredHistory] = {}
     for instance in instances:
         bundled = bundled_history(instance)
         if bundled is not None and bundled.content_id().startswith(prefix):
             matches[bundled.content_id()] = bundled
     for row in stored_histories(store):
-        if row["id"].startswith(prefix):
-            matches.setdefault(row["id"], row)
+        if row.id.startswith(prefix):
+            matches.setdefault(row.id, row)
     if not matches:
         raise InputError(f"--history {prefix}: no history bundled with the selected instances "
                          "or stored has this id (`replay collect` and `replay import` store "
@@ -100,11 +99,11 @@ def _by_prefix(prefix: str, instances: Sequence[Instance], store: Store) -> Hist
         raise InputError(f"--history {prefix}: {len(matches)} histories match: {named}; give "
                          "more of the id")
     match = next(iter(matches.values()))
-    return match if isinstance(match, History) else load_stored(store, match)
+    return match if isinstance(match, History) else load_history(store, match.id)
 
 
-def _instance(match: History | dict[str, Any]) -> str:
-    return match.instance_id if isinstance(match, History) else str(match["instance_id"])
+def _instance(match: History | StoredHistory) -> str:
+    return match.instance_id
 
 
 def history_of(plan: Plan, instance: Instance, store: Store | None,
@@ -120,8 +119,8 @@ def history_of(plan: Plan, instance: Instance, store: Store | None,
         return bundled
     if store is not None:
         for row in stored_histories(store, instance.instance_id):
-            if row["id"] == recorded:
-                return load_stored(store, row)
+            if row.id == recorded:
+                return load_history(store, row.id)
     raise InputError(f"the run continues {instance.instance_id} from history {recorded[:12]}, "
                      "which is neither bundled with it nor stored in this store any more")
 

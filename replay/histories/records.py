@@ -3,8 +3,7 @@
 A history ships with an instance of a bundled suite (`history.json` + `snapshot.diff` in the
 instance's folder of the suite, `Instance.bundle`: beside a demo's repository, or alone for a
 dataset-backed suite such as compact-bench), or is cut from a collected or imported trajectory
-and kept in the store: a row of the `histories` table and the files
-`histories/<id>/history.json` + `snapshot.diff` under the artifacts. Stored histories are
+and kept in the store (`replay.store.histories`). Stored histories are
 content-addressed: the id is the sha256 of the messages, the snapshot fingerprint and the
 boundary rule, so cutting the same history again finds the one already there.
 """
@@ -14,41 +13,28 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from replay.core.errors import InputError
 from replay.instances.records import Instance
-from replay.records.history import History
+from replay.records.history import DIFF_FILE, HISTORY_FILE, History, from_record, history_record
 from replay.records.snapshot import Snapshot
 from replay.store import Store
-from replay.store.artifacts import HISTORIES, keyed
-from replay.store.histories import HistoryRow, stored_histories
+from replay.store.histories import StoredHistory, load_history, stored_histories
 
-HISTORY_FILE = "history.json"
-DIFF_FILE = "snapshot.diff"
+__all__ = ["DIFF_FILE", "HISTORY_FILE", "bundled_history", "bundled_snapshot", "find_history",
+           "history_record", "load_history_file"]  # the file's names, for suites and scripts
+
 
 
 def load_history_file(path: Path) -> History:
     """Read a history.json whose snapshot diff is a file beside it."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        snapshot = data["snapshot"]
-        diff_name = snapshot.pop("diff")
-        snapshot["diff"] = (path.parent / diff_name).read_bytes()
-        return History.model_validate(data)
+        return from_record(data, (path.parent / data["snapshot"]["diff"]).read_bytes())
     except (OSError, KeyError, TypeError, json.JSONDecodeError, ValidationError) as exc:
         raise InputError(f"{path}: not a valid history: {exc}".splitlines()[0]) from None
-
-
-def history_record(history: History) -> dict[str, Any]:
-    """The JSON of history.json: the history with its snapshot diff named, not inlined."""
-    data = history.model_dump(mode="json", exclude={"snapshot"})
-    data["boundary"] = history.boundary.record()
-    data["snapshot"] = {"base_commit": history.snapshot.base_commit,
-                        "fingerprint": history.snapshot.fingerprint, "diff": DIFF_FILE}
-    return data
 
 
 def bundled_history(instance: Instance) -> History | None:
@@ -71,28 +57,6 @@ def bundled_snapshot(instance: Instance) -> Snapshot | None:
     return None if history is None else history.snapshot
 
 
-def write_history_files(store: Store, history: History) -> str:
-    """Write a history's files under the artifacts; return its path relative to them."""
-    folder = keyed(HISTORIES, history.content_id())
-    store.write_artifact(history.snapshot.diff, *folder, DIFF_FILE)
-    record = json.dumps(history_record(history), indent=1, ensure_ascii=False)
-    store.write_artifact(record.encode(), *folder, HISTORY_FILE)
-    return "/".join(folder)
-
-
-def history_row(history: History, path: str) -> HistoryRow:
-    """The store's row of a history whose files are in `path`."""
-    boundary = history.boundary
-    return HistoryRow(history.content_id(), history.instance_id, history.trajectory,
-                      history.model, history.source, boundary.rule, boundary.step,
-                      boundary.tokens, history.resolved, history.snapshot.fingerprint, path)
-
-
-def load_stored(store: Store, row: dict[str, Any]) -> History:
-    """The history a `histories` row points to."""
-    return load_history_file(store.artifact_path(*row["path"].split("/"), HISTORY_FILE))
-
-
 def find_history(instance: Instance, *, store: Store | None = None,
                  history_id: str | None = None, rule: str | None = None) -> History:
     """The Phase A history to continue an instance from; a clear error when there is none.
@@ -112,12 +76,12 @@ def find_history(instance: Instance, *, store: Store | None = None,
                          "`replay import` make others)")
     rows = stored_histories(store, instance.instance_id, rule)
     if history_id is not None:
-        rows = [row for row in rows if row["id"].startswith(history_id)]
-    return load_stored(store, _one(instance, rows, history_id, rule))
+        rows = [row for row in rows if row.id.startswith(history_id)]
+    return load_history(store, _one(instance, rows, history_id, rule).id)
 
 
-def _one(instance: Instance, rows: Sequence[dict[str, Any]], history_id: str | None,
-         rule: str | None) -> dict[str, Any]:
+def _one(instance: Instance, rows: Sequence[StoredHistory], history_id: str | None,
+         rule: str | None) -> StoredHistory:
     wanted = " and ".join(part for part in (
         f"id {history_id}" if history_id else "", f"rule {rule}" if rule else "") if part)
     what = f"instance {instance.instance_id}" + (f" with {wanted}" if wanted else "")
@@ -125,6 +89,6 @@ def _one(instance: Instance, rows: Sequence[dict[str, Any]], history_id: str | N
         raise InputError(f"no stored Phase A history for {what} "
                          "(make one with `replay collect` or `replay import`)")
     if len(rows) > 1:
-        ids = ", ".join(f"{row['id'][:12]} ({row['rule']}, {row['model']})" for row in rows)
+        ids = ", ".join(f"{row.id[:12]} ({row.rule}, {row.model})" for row in rows)
         raise InputError(f"{len(rows)} stored histories for {what}: {ids}; choose one by id")
     return rows[0]

@@ -5,7 +5,7 @@ recipe is derived (environments/recipes.py); a row is `refused` before anything 
 recipe cannot be had or built here (no spec, a conda-only package or an override's refusal, no
 Python of its version, no mirror of its repository in the mirrors folder given), else it is
 validated on the local backend (validate.py) and is `valid`, `excluded` or `error`. Each row's
-outcome is kept in the store's artifacts (`recipes/check/<id>.json`) with the recipe's digest, so a
+outcome is kept in the store (`replay.store.recipe_checks`) with the recipe's digest, so a
 check cut short and run again skips the rows found valid or excluded with the same recipe.
 Environments are built in a scratch folder removed after each row: a check of every version
 does not fill the disk, and never reuses a build made before.
@@ -13,14 +13,13 @@ does not fill the disk, and never reuses a build made before.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import replace
 from pathlib import Path
 
 from replay.core.errors import InputError
@@ -33,22 +32,10 @@ from replay.environments.recipes import Recipe, load_recipe
 from replay.environments.repos import find_mirror
 from replay.instances.records import Instance
 from replay.judge.validate import validate_instance
-from replay.store import Store
+from replay.records.recipe_check import RowCheck
+from replay.store import Store, recipe_checks
 
 NO_MIRROR = "no mirror here"
-
-
-@dataclass
-class RowCheck:
-    """The outcome of checking one row's recipe."""
-
-    instance_id: str
-    repo: str
-    version: str
-    status: str  # valid, excluded, error, refused
-    reason: str = ""
-    seconds: float = 0.0
-    digest: str = ""
 
 
 def sample(rows: Iterable[Instance], repos: list[str], k: int) -> list[Instance]:
@@ -79,15 +66,10 @@ def _refusal(instance: Instance, mirrors: Path | None) -> tuple[Recipe | None, s
     return recipe, ""
 
 
-def _artifact(instance: Instance) -> tuple[str, str, str]:
-    return ("recipes", "check", f"{instance.instance_id}.json")
-
-
 def _earlier(store: Store, instance: Instance, digest: str) -> RowCheck | None:
-    path = store.artifact_path(*_artifact(instance))
-    if not digest or not path.is_file():
+    found = recipe_checks.find(store, instance.instance_id) if digest else None
+    if found is None:
         return None
-    found = RowCheck(**json.loads(path.read_text(encoding="utf-8")))
     verdicts = (ValidationStatus.VALID, ValidationStatus.EXCLUDED)
     return found if found.digest == digest and found.status in verdicts else None
 
@@ -122,8 +104,8 @@ def check_row(instance: Instance, mirrors: Path | None, store_path: Path) -> Row
                 reason += f" (this machine lacks the recipe's apt packages: {' '.join(lacking)})"
             outcome = RowCheck(instance.instance_id, instance.repo, instance.version, status,
                                reason, digest=digest)
-        outcome.seconds = round(time.monotonic() - started, 1)
-        store.write_artifact(json.dumps(asdict(outcome)).encode(), *_artifact(instance))
+        outcome = replace(outcome, seconds=round(time.monotonic() - started, 1))
+        recipe_checks.keep(store, outcome)
     return outcome
 
 
@@ -134,11 +116,9 @@ def kept_outcomes(rows: Iterable[Instance], store_path: Path,
     found = []
     with Store.open(store_path) as store:
         for instance in rows:
-            path = store.artifact_path(*_artifact(instance))
-            if not path.is_file():
-                continue
-            outcome = RowCheck(**json.loads(path.read_text(encoding="utf-8")))
-            if outcome.status not in (ValidationStatus.VALID, ValidationStatus.EXCLUDED):
+            outcome = recipe_checks.find(store, instance.instance_id)
+            if outcome is None or outcome.status not in (ValidationStatus.VALID,
+                                                         ValidationStatus.EXCLUDED):
                 continue
             try:
                 digest = load_recipe(instance, mirrors=mirrors).digest()

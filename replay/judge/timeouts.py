@@ -17,11 +17,10 @@ Whose fault a run that timed out is:
 
 from __future__ import annotations
 
-from typing import Any
-
 from replay.core.errors import Fault
 from replay.core.vocab import FaultKind
 from replay.records.grade import Grade
+from replay.records.validation import Validation
 
 # Before the tests were ever timed (validation itself; `replay cell`, collect and import on an
 # instance not validated on the backend) the only bound is this one, SWE-bench's own 30 minutes.
@@ -40,11 +39,11 @@ TIMEOUT_FLOOR = 120.0
 TIMEOUT_FACTOR = 5.0
 
 
-def gold_seconds(validation: dict[str, Any] | None) -> float | None:
+def gold_seconds(validation: Validation | None) -> float | None:
     """How long the gold patch's test run took in the instance's validation, if it finished."""
     if validation is None:
         return None
-    gold = validation.get("checks", {}).get("with_gold") or {}
+    gold = validation.checks.get("with_gold") or {}
     seconds = gold.get("seconds")
     if seconds is None or gold.get("timed_out"):
         return None
@@ -59,7 +58,7 @@ def derived_timeout(gold: float | None) -> float:
     return max(TIMEOUT_FLOOR, TIMEOUT_FACTOR * gold)
 
 
-def cell_timeout(given: float | None, validation: dict[str, Any] | None) -> float:
+def cell_timeout(given: float | None, validation: Validation | None) -> float:
     """The timeout of a cell's tests: `given` (`--test-timeout`), else the derived one."""
     return given if given is not None else derived_timeout(gold_seconds(validation))
 

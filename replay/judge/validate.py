@@ -10,6 +10,7 @@ harness makes it `error`, never `excluded`; so do tests that time out with the g
 
 from __future__ import annotations
 
+import functools
 import shlex
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -27,7 +28,7 @@ from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT
 from replay.records.grade import Grade
 from replay.records.snapshot import Snapshot
 from replay.records.validation import Validation
-from replay.store import Store
+from replay.store import Store, validations
 
 PROBE_FILE = ".replay-restore-probe"
 
@@ -85,27 +86,25 @@ def validate_instance(instance: Instance, backend: Backend, store: Store,
         validation = Validation(instance.instance_id, ValidationStatus.ERROR,
                                 [f"harness fault: {exc}"])
     validation.checks["seconds"] = {k: round(v, 2) for k, v in timings.items()}
-    store.record_validation(instance.instance_id, backend.name, validation.status,
-                            validation.reasons, validation.checks)
+    validations.keep(store, backend.name, validation)
     return validation
 
 
 def _check(instance: Instance, recipe: Recipe, env: Environment, store: Store,
            timings: dict[str, float], boundary: Snapshot | None,
            timeout: float) -> Validation:
-    logs = ("validate", instance.instance_id)
     base = snapshots.at_base(env, instance.base_commit)
 
+    logs = functools.partial(validations.log_path, store, instance.instance_id)
     mark = time.monotonic()
     env.restore(base)
-    before = run_tests(env, instance, recipe, store.artifact_path(*logs, "test_patch_only.log"),
-                       timeout)
+    before = run_tests(env, instance, recipe, logs("test_patch_only.log"), timeout)
     timings["tests_without_fix"] = time.monotonic() - mark
 
     mark = time.monotonic()
     env.restore(base)
     apply_patch(env, instance.patch, "gold patch", instance)
-    after = run_tests(env, instance, recipe, store.artifact_path(*logs, "gold.log"), timeout)
+    after = run_tests(env, instance, recipe, logs("gold.log"), timeout)
     timings["tests_with_gold"] = time.monotonic() - mark
 
     if boundary is not None:

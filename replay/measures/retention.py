@@ -93,11 +93,19 @@ class Score:
         """The score as JSON: share (and the strict rule's), counts, the kept values with the
         form each kept path matched in, and the missed values, by kind."""
         return {"share": self.share, "literal_share": self.literal_share, "found": self.found,
-                "size": self.size, "path_forms": self.forms,
-                "kept": {kind: values for kind, values in self.kept.items() if values},
-                "missed": {kind: [v for v in values if v not in self.kept.get(kind, [])]
-                           for kind, values in self.reference.items()
-                           if len(values) > len(self.kept.get(kind, []))}}
+                "size": self.size, "path_forms": self.forms, "kept": self.kept_values(),
+                "missed": self.missed()}
+
+    def kept_values(self) -> dict[str, list[str]]:
+        """The values the summary kept, by kind (kinds it kept none of left out)."""
+        return {kind: values for kind, values in self.kept.items() if values}
+
+    def missed(self) -> dict[str, list[str]]:
+        """The reference's values the summary did not keep, by kind (kinds it kept whole are
+        left out)."""
+        return {kind: [v for v in values if v not in self.kept.get(kind, [])]
+                for kind, values in self.reference.items()
+                if len(values) > len(self.kept.get(kind, []))}
 
 
 def score(reference: dict[str, list[str]], summary: str,

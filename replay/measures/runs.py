@@ -27,7 +27,6 @@ from typing import Any
 from replay.core.errors import InputError
 from replay.core.vocab import Arm, CellStatus
 from replay.histories.planned import history_of
-from replay.histories.trajectories import load_trajectory
 from replay.instances.selection import choose_instances
 from replay.measures.details import Details, Reading, find_details, serialize
 from replay.measures.matching import PathForms
@@ -44,16 +43,16 @@ from replay.models.types import Message
 from replay.records.cell import CellId, CellResult
 from replay.records.history import History
 from replay.records.plan import Plan
+from replay.records.retention import KeptScore, ScoreDetail
 from replay.records.summary import Summary
-from replay.store import Store, scores, summaries
-from replay.store.artifacts import CONTINUATIONS, TRACE
-from replay.store.scores import ScoreRow
+from replay.store import Store, continuations, scores, summaries
+from replay.store.histories import load_trajectory
 
 LATER_FILE = "later.json"
 REPOSITORY_ROOT = "/testbed"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Reference:
     """What an instance's summaries are scored against, and where its later payloads came from
     (`trajectory`, `suite` or `pre`; `missing` with the reason when there are none yet)."""
@@ -64,7 +63,7 @@ class Reference:
     reason: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class RetentionRow:
     """The retention of one summary of a run."""
 
@@ -79,6 +78,11 @@ class RetentionRow:
     def share(self) -> float | None:
         """The share of the reference the summary kept (None for an empty reference)."""
         return self.score.share
+
+    def kept(self) -> KeptScore:
+        """The score as the store keeps it."""
+        return KeptScore(self.instance_id, self.summarizer, self.seed_index, self.share,
+                         self.score.found, self.score.size, self.source)
 
 
 def reference_of(store: Store, history: History, cells: dict[CellId, CellResult],
@@ -118,12 +122,8 @@ def _pre_payloads(store: Store, instance_id: str,
     pre = cells.get(CellId(instance_id, Arm.PRE, "", 0))
     if pre is None or pre.status != CellStatus.DONE or not pre.continuation:
         return None
-    path = store.folder(CONTINUATIONS, pre.continuation) / TRACE
-    try:
-        trace = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return None
-    return trace["messages"][trace["start_index"]:]
+    trace = continuations.trace(store, pre.continuation)
+    return None if trace is None else trace.messages[trace.start_index:]
 
 
 def summary_text(summary: Summary) -> str:
@@ -166,27 +166,24 @@ def score_run(store: Store, plan: Plan, cells: dict[CellId, CellResult],
 
 def keep_scores(store: Store, run: str, rows: Sequence[RetentionRow], limits: Limits) -> None:
     """Replace run `run`'s retention rows with `rows`, all in one transaction."""
-    scores.replace(store, run, [ScoreRow(
-        row.instance_id, row.summarizer, row.seed_index, row.share, row.score.found,
-        row.score.size, row.source,
-        {**row.score.to_dict(), "limits": asdict(limits),
-         "reference": {"source": row.source, "size": row.score.size},
-         "summary_chars": row.chars}) for row in rows])
+    scores.replace(store, run, [ScoreDetail(
+        row.kept(), row.score.kept_values(), row.score.missed(), row.score.forms,
+        row.score.literal_share, asdict(limits), row.chars)
+        for row in rows])
 
 
-def summarizer_means(rows: Sequence[dict[str, Any]],
+def summarizer_means(rows: Sequence[KeptScore],
                      key: Callable[[str], str] = str) -> dict[str, tuple[Any, ...]]:
     """Mean retention of the seed-0 summaries grouped by `key(summarizer)`: the mean, how many
     were scored, how many had an empty reference (left out of the mean), the references' mean
     size and their sources (`trajectory`, `suite`, `pre`; several joined by `+`)."""
-    grouped: dict[str, list[dict[str, Any]]] = {}
+    grouped: dict[str, list[KeptScore]] = {}
     for row in rows:
-        if row["seed_index"] == 0:
-            grouped.setdefault(key(row["summarizer"]), []).append(row)
+        if row.seed_index == 0:
+            grouped.setdefault(key(row.summarizer), []).append(row)
     means = {}
     for name, chosen in grouped.items():
-        sizes = [row["size"] for row in chosen if "size" in row]
-        size = sum(sizes) / len(sizes) if sizes else None
-        sources = "+".join(sorted({str(row.get("source", "")) for row in chosen} - {""}))
-        means[name] = (*mean([row["share"] for row in chosen]), size, sources)
+        size = sum(row.size for row in chosen) / len(chosen)
+        sources = "+".join(sorted({row.source for row in chosen} - {""}))
+        means[name] = (*mean([row.share for row in chosen]), size, sources)
     return means

@@ -60,7 +60,7 @@ class Precision:
 
 
 @dataclass
-class Validation:
+class ValidationFigures:
     """The figures of a validation set (see the module docstring)."""
 
     sessions: int
@@ -115,7 +115,7 @@ def sample_of(reference: dict[str, list[str]], session: str, position: int) -> l
             for kind in KINDS for value in reference.get(kind, [])[:SAMPLE_PER_KIND]]
 
 
-def validate(folder: Path, limits: Limits | None = None) -> Validation:
+def validate(folder: Path, limits: Limits | None = None) -> ValidationFigures:
     """Recompute the references of the sessions in `folder` and join them with its labels."""
     sessions = load_sessions([folder])
     report = score_sessions(sessions, limits or Limits(kinds=KINDS))  # unscored kinds too
@@ -124,7 +124,7 @@ def validate(folder: Path, limits: Limits | None = None) -> Validation:
     by_kind = {kind: Precision() for kind in KINDS}
     unlabelled: list[Sampled] = []
     boundaries = 0
-    result = Validation(len(sessions), 0, by_kind, unlabelled)
+    result = ValidationFigures(len(sessions), 0, by_kind, unlabelled)
     pending = _disorder_labels(folder / DISORDER)
     result.positives = sum(label == PENDING_LABEL for label in pending.values())
     result.candidates = len(pending)
@@ -148,7 +148,7 @@ def _disorder_labels(path: Path) -> dict[tuple[str, int, str], str]:
     return {(row[0], int(row[1]), row[2]): row[3] for row in read_tsv(path, 5)}
 
 
-def _count_flags(result: Validation, labels: dict[tuple[str, int, str], str], session: str,
+def _count_flags(result: ValidationFigures, labels: dict[tuple[str, int, str], str], session: str,
                  position: int, flags: Sequence[str]) -> None:
     for name in flags:
         key = (session, position, name)
@@ -160,7 +160,7 @@ def _count_flags(result: Validation, labels: dict[tuple[str, int, str], str], se
             result.found_positives += 1
 
 
-def markdown_table(found: Validation) -> str:
+def markdown_table(found: ValidationFigures) -> str:
     """docs/retention.md's table: precision per kind with n, then the disorder check's figures."""
     lines = ["| detail type | labelled values | details | precision |", "|---|---|---|---|"]
     scored = Precision(sum(p.labelled for k, p in found.by_kind.items() if k not in UNSCORED),

@@ -17,19 +17,15 @@ another seed is refused from here without being sent.
 
 from __future__ import annotations
 
-import logging
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from replay.core.digest import canonical_json, digest
+from replay.core.digest import digest
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
-from replay.store.calls import CallRow, CallTable, RefusalRow
+from replay.records.reply import Refusal
+from replay.store.calls import Asked, CallTable
 
-logger = logging.getLogger(__name__)
 
 def request_content(spec: ModelSpec, request: ChatRequest, seed_index: int) -> dict[str, Any]:
     """Everything that decides a reply: what is hashed into the key and stored as the request."""
@@ -62,10 +58,6 @@ def cache_key(content: dict[str, Any]) -> str:
     return digest(content)
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
 class CallCache:
     """The `model_calls` table of the store at `path` (created with its parent if absent).
 
@@ -79,36 +71,24 @@ class CallCache:
 
     def get(self, key: str) -> ChatResponse | None:
         """The stored reply for `key`, marked `from_cache`; None on a miss or a corrupt row."""
-        found = self._table.response_json(key)
-        if found is None:
-            return None
-        try:
-            response = ChatResponse.model_validate_json(found)
-        except ValidationError:
-            logger.warning("model_calls row %s is corrupt; treating it as a miss", key[:12])
-            return None
-        return response.model_copy(update={"from_cache": True})
+        return self._table.reply(key)
 
     def put(self, key: str, spec: ModelSpec, content: dict[str, Any],
             response: ChatResponse) -> None:
         """Store one call in one transaction, replacing any row with the same key."""
-        usage = response.usage
-        self._table.put(CallRow(
-            key, spec.alias, spec.provider, spec.model, content["seed_index"],
-            canonical_json(content), response.model_dump_json(exclude={"from_cache"}),
-            usage.input_tokens, usage.output_tokens, usage.cached_tokens, response.cost,
-            _now(), response.latency, usage.cache_write_tokens))
+        self._table.put(key, Asked(spec.alias, spec.provider, spec.model), content, response)
 
     def refusal(self, key: str) -> ModelRefused | None:
         """The refusal kept under `key` (see `refusal_key`), as the error to raise; or None."""
-        row = self._table.refusal(key)
-        return None if row is None else ModelRefused(row.message, row.status, row.context)
+        found = self._table.refusal(key)
+        return None if found is None else ModelRefused(found.message, found.status,
+                                                       found.context)
 
     def keep_refusal(self, key: str, spec: ModelSpec, content: dict[str, Any],
                      refused: ModelRefused) -> None:
         """Keep a refusal under `key` (see `refusal_key`)."""
-        self._table.keep_refusal(RefusalRow(key, spec.alias, refused.status, refused.context,
-                                            str(refused), canonical_json(content), _now()))
+        self._table.keep_refusal(key, spec.alias, content,
+                                 Refusal(refused.status, refused.context, str(refused)))
 
     def close(self) -> None:
         """Close the connection."""

@@ -1,4 +1,5 @@
-"""Typed payloads of the models layer: a model's spec, a request, its usage and its response.
+"""Typed payloads of the models layer: a model's spec and a request (its reply and usage are
+records, `replay.records.reply`, which the store keeps).
 
 Messages and tools stay plain JSON dicts in the OpenAI chat-completions format: the message list
 is the trajectory, and every other format is converted at the provider's edge.
@@ -20,6 +21,7 @@ from replay.core.limits import (
     MAX_TOKENS,
     MAX_WORKERS,
 )
+from replay.records.reply import ChatResponse, Usage
 
 Message = dict[str, Any]
 Tool = dict[str, Any]
@@ -195,39 +197,6 @@ class ChatRequest(BaseModel):
     seed: int | None = None
     tool_choice: ToolChoice | None = None
     extra_body: dict[str, Any] = Field(default_factory=dict)
-
-
-class Usage(BaseModel):
-    """Tokens of one call. `input_tokens` counts the whole prompt, cached part included;
-    `cached_tokens` of it were read from the provider's prompt cache and `cache_write_tokens`
-    written to it (Anthropic reports writes; they cost more than plain input)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    input_tokens: int = Field(default=0, ge=0)
-    output_tokens: int = Field(default=0, ge=0)
-    cached_tokens: int = Field(default=0, ge=0)
-    cache_write_tokens: int = Field(default=0, ge=0)
-
-
-class ChatResponse(BaseModel):
-    """The assistant's reply as an OpenAI-format message, with usage, cost and its origin.
-
-    `message` has `role`, `content` (text or None) and, when the model called tools,
-    `tool_calls`. `finish_reason` is the provider's own word (`stop`, `tool_calls`, `end_turn`,
-    `tool_use`, `length`, `max_tokens`, ...). `cost` is what the original call cost, also when
-    the reply comes from the cache; `latency` the seconds the original call took, its retries
-    and waits included (None where it was not measured).
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    message: Message
-    usage: Usage
-    cost: float = Field(ge=0)
-    from_cache: bool = False
-    finish_reason: str | None = None
-    latency: float | None = None
 
 
 class Provider(Protocol):

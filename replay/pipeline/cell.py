@@ -1,6 +1,6 @@
 """One cell, from its task to its result: summary -> continuation -> grade -> diagnostics.
 
-What the store already keeps is found once, before a cell is handed to a worker (`prepare`):
+What the store already keeps is found once, before a cell is handed to a worker (`lookup`):
 a cell whose summary and continuation are both kept is answered from the store alone, with no
 environment and no model; else its task carries the summary the store keeps, if any, so that a
 worker on any machine continues from it. `run_cell` then calls the stages in one direction, each
@@ -67,8 +67,7 @@ from replay.pipeline.summary import (
 from replay.records.cell import CellId, CellResult
 from replay.records.history import History
 from replay.records.trace import Trace
-from replay.store import Store, summaries
-from replay.store.artifacts import CONTINUATIONS
+from replay.store import Store, continuations, summaries
 
 
 @dataclass(frozen=True)
@@ -108,7 +107,7 @@ class CellTask:
     summarizer: Summarizer | None = None  # None for PRE
     test_timeout: float = DEFAULT_TEST_TIMEOUT
     gold_seconds: float | None = None
-    summarized: Summarized | None = None  # a POST's summary the store keeps (see `prepare`)
+    summarized: Summarized | None = None  # a POST's summary the store keeps (see `lookup`)
 
 
 def run_cell(task: CellTask, settings: Settings, store: Store,
@@ -119,7 +118,7 @@ def run_cell(task: CellTask, settings: Settings, store: Store,
 
     `model(spec)` gives the client to call a model through. Writes the summary and the
     continuation to `store`; the cell's own row is the caller's to write. A POST whose task
-    carries no kept summary (`prepare` finds it) has its summary written now.
+    carries no kept summary (`lookup` finds it) has its summary written now.
     """
     started = time.monotonic()
     summarized = task.summarized
@@ -195,14 +194,16 @@ def run_and_grade(instance: Instance, history: History, start: Start, arm: str,
     continuation = Continuation(key, instance.instance_id, arm, None,
                                 Trace(messages=start.messages, start_index=len(start.messages),
                                       dialect=history.dialect), None, None,
-                                store.folder(CONTINUATIONS, key))
+                                continuations.paths(store, key))
     env, recipe = environment(instance)
-    agent = Recorder(model, settings.agent, continuation.calls)
-    continue_agent(continuation, history, instance.base_commit, env, agent, settings.config,
-                   store, start.seed_index)
-    if continuation.trace.exit_reason != ExitReason.ERROR:
-        grade(continuation, instance, env, recipe, store, test_timeout)
-    return continuation
+    calls: list[str] = []
+    ran = continue_agent(continuation, history, instance.base_commit, env,
+                         Recorder(model, settings.agent, calls), settings.config, store,
+                         start.seed_index)
+    ran = replace(ran, calls=tuple(calls))
+    if ran.trace.exit_reason == ExitReason.ERROR:
+        return ran
+    return grade(ran, instance, env, recipe, store, test_timeout)
 
 
 def result_of(task: CellTask, continuation: Continuation, summarized: Summarized | None,
@@ -248,11 +249,11 @@ def stopped(cell: CellId, summarized: Summarized, seconds: float = 0.0,
 def kept_result(task: CellTask, settings: Settings, store: Store) -> CellResult | None:
     """The cell's result from the store alone, when its summary (or the summarizer's refusal)
     and its continuation are kept."""
-    found = prepare(task, settings, store)
+    found = lookup(task, settings, store)
     return found if isinstance(found, CellResult) else None
 
 
-def prepare(task: CellTask, settings: Settings, store: Store) -> CellTask | CellResult:
+def lookup(task: CellTask, settings: Settings, store: Store) -> CellTask | CellResult:
     """The cell's result from the store alone, when it keeps the cell's summary (or the
     summarizer's refusal) and its continuation; else the task to run, carrying the summary the
     store keeps (so that a worker on any machine continues from it and never writes it

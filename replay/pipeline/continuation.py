@@ -21,8 +21,7 @@ a harness fault is not kept, and runs again next time.
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from replay.agent.loop import AgentConfig, run_agent
@@ -36,14 +35,14 @@ from replay.models.types import Message, Model, ModelSpec
 from replay.records.grade import Grade
 from replay.records.history import History
 from replay.records.trace import Trace
-from replay.store import Store
-from replay.store.artifacts import CONTINUATIONS, TRACE, TREE_DIFF
+from replay.store import Store, continuations
 
 
-@dataclass
+@dataclass(frozen=True)
 class Continuation:
-    """One continuation: passed is None until it is graded, and stays None when the harness
-    failed (an `error`); `calls` are the keys of its agent steps' model calls, in order."""
+    """One continuation, as far as it went: passed is None until it is graded, and stays None
+    when the harness failed (an `error`, with its `fault`); `calls` are the keys of its agent
+    steps' model calls, in order. Each stage returns a new one (`continue_agent`, `grade`)."""
 
     key: str
     instance_id: str
@@ -52,17 +51,19 @@ class Continuation:
     trace: Trace
     grade: Grade | None
     fault: Fault | None
-    artifacts: Path
+    paths: continuations.Paths
     reused: bool = False
-    calls: list[str] = field(default_factory=list)
+    calls: tuple[str, ...] = ()
 
     @property
     def trace_path(self) -> Path:
-        return self.artifacts / TRACE
+        """Where its trace is written, step by step."""
+        return self.paths.trace
 
     @property
     def tree_path(self) -> Path:
-        return self.artifacts / TREE_DIFF
+        """Where the tree it left is kept."""
+        return self.paths.tree
 
 
 def model_id(spec: ModelSpec) -> str:
@@ -105,44 +106,35 @@ def kept_continuation(store: Store, key: str, test_timeout: float) -> Continuati
     """The graded continuation the store keeps under `key`, with its trace, if any and if it
     answers a test run allowed `test_timeout` seconds (not when its tests timed out under a
     shorter limit)."""
-    record = store.continuation(key)
-    artifacts = store.folder(CONTINUATIONS, key)
-    if record is None or not (artifacts / TRACE).is_file():
+    kept = continuations.find(store, key)
+    trace = continuations.trace(store, key) if kept is not None else None
+    if kept is None or trace is None or not still_holds(kept.grade, test_timeout):
         return None
-    grade = Grade(**json.loads(record["grade"]))
-    if not still_holds(grade, test_timeout):
-        return None
-    return Continuation(key, record["instance_id"], record["arm"], record["passed"],
-                        load_trace(artifacts / TRACE), grade, None, artifacts,
-                        reused=True, calls=list(record.get("calls") or ()))
-
-
-def load_trace(path: Path) -> Trace:
-    """A trace as `Trace.save` wrote it."""
-    return Trace.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    return Continuation(key, kept.instance_id, kept.arm, kept.passed, trace, kept.grade, None,
+                        continuations.paths(store, key), reused=True, calls=kept.calls)
 
 
 def continue_agent(continuation: Continuation, history: History, base_commit: str,
                    env: Environment, model: Model, config: AgentConfig, store: Store,
-                   seed_index: int = 0) -> None:
-    """Restore the history's snapshot, run the agent from the continuation's start and keep its
-    final tree (what the tests see); a harness fault is set as the continuation's error."""
+                   seed_index: int = 0) -> Continuation:
+    """The continuation once the agent ran: restore the history's snapshot, run the agent from
+    the continuation's start and keep its final tree (what the tests see); a harness fault is
+    the returned continuation's error."""
     trace = continuation.trace
     try:
         env.restore(history.snapshot)
-        continuation.trace = trace = run_agent(model, env, trace.messages, config,
-                                               continuation.trace_path, seed_index,
-                                               dialect=history.dialect)
+        trace = run_agent(model, env, trace.messages, config, continuation.trace_path,
+                          seed_index, dialect=history.dialect)
         if trace.exit_reason == ExitReason.ERROR:
-            continuation.fault = trace.fault
-        elif not unread(trace):
-            tree = snapshots.settle(env, base_commit)
-            store.write_artifact(tree.diff, *continuation.tree_path.relative_to(
-                store.artifacts).parts)
+            return replace(continuation, trace=trace, fault=trace.fault)
+        if not unread(trace):
+            continuations.write_tree(store, continuation.key,
+                                     snapshots.settle(env, base_commit).diff)
+        return replace(continuation, trace=trace)
     except HarnessError as exc:
-        continuation.fault = Fault.of(exc)
-        continuation.trace = trace.ended(ExitReason.ERROR, f"{type(exc).__name__}: {exc}")
-        continuation.trace.save(continuation.trace_path)
+        ended = trace.ended(ExitReason.ERROR, f"{type(exc).__name__}: {exc}")
+        ended.save(continuation.trace_path)
+        return replace(continuation, trace=ended, fault=Fault.of(exc))
 
 
 def unread(trace: Trace) -> bool:

@@ -38,7 +38,7 @@ def diagnose(trace: Trace, history: list[Message], summary: Summary | None,
         "steps": trace.steps, "actions": len(trace.actions), "exit_reason": trace.exit_reason,
         "repeated_reads": repeated, "tests_run": tests, "files_edited": trace.files_edited,
         "input_tokens": trace.input_tokens, "output_tokens": trace.output_tokens,
-        "cost": trace.cost, "protocol": trace.dialect}  # its key from before the rename
+        "cost": trace.cost, "dialect": trace.dialect}
     if summary is not None:
         found["summary"] = summary_keeps(summary, patch)
     return found

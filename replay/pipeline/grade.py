@@ -7,7 +7,7 @@ is not tested: the agent never read what it was given, and it fails (`UNREAD`).
 
 from __future__ import annotations
 
-import json
+from dataclasses import replace
 
 from replay.core.errors import Fault, HarnessError
 from replay.core.vocab import ExitReason
@@ -16,9 +16,9 @@ from replay.environments.recipes import Recipe
 from replay.instances.records import Instance
 from replay.judge.testrun import run_tests
 from replay.pipeline.continuation import Continuation, unread
+from replay.records.continuation import KeptContinuation
 from replay.records.grade import Grade
-from replay.store import Store
-from replay.store.artifacts import TESTS_LOG
+from replay.store import Store, continuations
 
 # The grade of a continuation whose first request was refused: nothing ran, nothing passed.
 UNREAD = Grade(resolved=False, status="not run: the agent's first request was refused",
@@ -26,19 +26,17 @@ UNREAD = Grade(resolved=False, status="not run: the agent's first request was re
 
 
 def grade(continuation: Continuation, instance: Instance, env: Environment, recipe: Recipe,
-          store: Store, test_timeout: float) -> None:
-    """Grade the continuation and keep it; a harness fault is set as its error, and such a
-    continuation is not kept."""
+          store: Store, test_timeout: float) -> Continuation:
+    """The continuation graded, and kept; a harness fault is the returned continuation's
+    error, and such a continuation is not kept."""
     try:
-        continuation.grade = UNREAD if unread(continuation.trace) else run_tests(
-            env, instance, recipe, continuation.artifacts / TESTS_LOG, test_timeout)
+        found = UNREAD if unread(continuation.trace) else run_tests(
+            env, instance, recipe, continuation.paths.tests_log, test_timeout)
     except HarnessError as exc:
-        continuation.fault = Fault.of(exc, "tests")
-        continuation.trace = continuation.trace.ended(ExitReason.ERROR,
-                                                      f"{type(exc).__name__}: {exc}")
-        continuation.trace.save(continuation.trace_path)
-        return
-    continuation.passed = continuation.grade.resolved
-    store.record_continuation(continuation.key, continuation.instance_id, continuation.arm,
-                              continuation.passed, json.dumps(continuation.grade.to_dict()),
-                              continuation.calls)
+        trace = continuation.trace.ended(ExitReason.ERROR, f"{type(exc).__name__}: {exc}")
+        trace.save(continuation.trace_path)
+        return replace(continuation, trace=trace, fault=Fault.of(exc, "tests"))
+    graded = replace(continuation, grade=found, passed=found.resolved)
+    continuations.keep(store, KeptContinuation(graded.key, graded.instance_id, graded.arm,
+                                               found.resolved, found, graded.calls))
+    return graded

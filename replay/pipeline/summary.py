@@ -68,7 +68,7 @@ def _model_identity(spec: ModelSpec | None) -> dict[str, Any] | None:
 
 def summary_key(summarizer: Summarizer, history: History, seed_index: int) -> str:
     """The identity of the summary `summarizer` writes of `history` at `seed_index`."""
-    return summaries.summary_key(summarizer.identity(), history, seed_index)
+    return summaries.key(summarizer.identity(), history, seed_index)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,9 @@ from replay.core.errors import Fault
 from replay.core.vocab import Arm, CellStatus
 from replay.records.spend import Spend
 
-SCHEMA = 2  # 2: `fault` (a record) in place of `error` (its line), `spent` with every field
+SCHEMA = 3  # 2: `fault` (a record) in place of `error` (its line), `spent` with every field;
+# 3: names its format and version
+FORMAT = "replay.cell"
 
 
 @dataclass(frozen=True, order=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-SCHEMA = 1
+SCHEMA = 2  # 2: names its format and version
+FORMAT = "replay.grade"
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,8 @@
-"""Phase A histories: the messages up to a compaction boundary and the tree at that boundary.
+"""Phase A histories: the messages up to a compaction boundary and the tree at that boundary,
+and the record of a history's file (`history.json` with `snapshot.diff` beside it), in a suite
+and in the store alike.
 
-Where they are kept and found is `replay.histories.records`.
+Where they are found is `replay.histories.records`; where they are kept, `replay.store.histories`.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from replay.core.digest import digest
 from replay.core.vocab import ActionFormat
 from replay.records.snapshot import Snapshot
+from replay.records.stored import stamped, unstamped
 
-SCHEMA = 1
+SCHEMA = 2  # 2: history.json names its format and version, and keeps `dialect` by its name
+FORMAT = "replay.history"
 
 
 class Boundary(BaseModel):
@@ -44,14 +48,14 @@ class History(BaseModel):
     of the trajectory it was cut from; `divergences` the recorded outputs that differed from
     execution when the trajectory was imported; `dialect` how its agent spoke (tool calls, or
     mini-swe-agent's text actions or bash calls with a submit sentinel), which a continuation
-    from it speaks too (`replay.agent.dialects`; kept under its old name `protocol`, read under
-    either). `provenance` says where a trajectory made
+    from it speaks too (`replay.agent.dialects`; files of version 1 name it `protocol`, read
+    too). `provenance` says where a trajectory made
     elsewhere came from, as its importer wrote it (`repository`, `path`, `commit`, `sha256` of
     the trajectory file, `model`, `license`); like `model` and `source` it is not part of the
     history's content id.
     """
 
-    model_config = ConfigDict(frozen=True, serialize_by_alias=True, validate_by_name=True)
+    model_config = ConfigDict(frozen=True, validate_by_name=True)
 
     instance_id: str
     messages: list[dict[str, Any]]
@@ -62,7 +66,7 @@ class History(BaseModel):
     resolved: bool | None = None
     trajectory: str = ""
     divergences: list[str] = []
-    dialect: str = Field(ActionFormat.TOOL_CALLS, serialization_alias="protocol",
+    dialect: str = Field(ActionFormat.TOOL_CALLS,
                          validation_alias=AliasChoices("dialect", "protocol"))
     provenance: dict[str, str] = {}
 
@@ -71,3 +75,23 @@ class History(BaseModel):
         content = {"messages": self.messages, "fingerprint": self.snapshot.fingerprint,
                    "boundary": self.boundary.rule}
         return digest(content)
+
+
+HISTORY_FILE = "history.json"  # a history's record, its snapshot's diff named, not inlined
+DIFF_FILE = "snapshot.diff"  # the diff, beside it
+
+
+def history_record(history: History) -> dict[str, Any]:
+    """The JSON of history.json: the history with its snapshot diff named, not inlined."""
+    data = history.model_dump(mode="json", exclude={"snapshot"})
+    data["boundary"] = history.boundary.record()
+    data["snapshot"] = {"base_commit": history.snapshot.base_commit,
+                        "fingerprint": history.snapshot.fingerprint, "diff": DIFF_FILE}
+    return stamped(FORMAT, SCHEMA, data)
+
+
+def from_record(data: dict[str, Any], diff: bytes) -> History:
+    """The history a history.json holds, given the bytes of the diff it names (raises
+    pydantic's `ValidationError`, or `KeyError`/`TypeError` for a record without a snapshot)."""
+    _, fields = unstamped(data)
+    return History.model_validate({**fields, "snapshot": {**fields["snapshot"], "diff": diff}})

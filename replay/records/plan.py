@@ -1,6 +1,7 @@
 """Plans of sweeps: what a stored sweep shares (its frame) and what it varies.
 
-How plans are kept in the store is `replay.sweep.plan`.
+How plans are kept in the store is `replay.store.runs`; how a plan is bound to its stored run,
+`replay.sweep.plan`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from replay.core.digest import digest
 from replay.core.vocab import ActionFormat, Arm, Carrier, SweepKind
 from replay.records.cell import CellId
 
-SCHEMA = 1
+SCHEMA = 2  # 2: names its format and version, and keeps `dialect` by its name
+FORMAT = "replay.plan"
 CONFIRM_SEEDS = (1, 2)  # the seeds a damaged pair is re-run with (protocol step 8)
 DEFAULT_TEMPERATURE = 1.0  # what new runs sample at (see Plan.temperature)
 
@@ -23,15 +25,15 @@ class PlannedHistory(BaseModel):
     """The Phase A history one instance of a run continues from, as the run chose it: its
     content id, its boundary rule, its agent's dialect and model, where it came from (`source`,
     `provenance`), and whether it is the one bundled with the instance (see
-    `replay.histories.planned`). The dialect is kept under its old name `protocol`."""
+    `replay.histories.planned`). Plans kept before the rename name the dialect `protocol`, which
+    reads too."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", serialize_by_alias=True,
-                              validate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True)
 
     instance_id: str
     id: str
     rule: str = ""
-    dialect: str = Field(ActionFormat.TOOL_CALLS, serialization_alias="protocol",
+    dialect: str = Field(ActionFormat.TOOL_CALLS,
                          validation_alias=AliasChoices("dialect", "protocol"))
     model: str = ""
     source: str = ""

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA = 1
+SCHEMA = 2  # 2: names its format and version
+FORMAT = "replay.summary"
 
 
 @dataclass(frozen=True)
@@ -37,3 +38,20 @@ class Summary:
         continued, a probe context fails), or None."""
         why = self.details.get("invalid")
         return str(why) if why else None
+
+
+@dataclass(frozen=True)
+class KeptSummary:
+    """A summary as the store keeps it, by the key of what determines it: its instance, sample
+    and summarizer, and the summary, or why the summarizer's server refused to write it
+    (`refused`; then there is no summary). `requests` counts the requests that wrote it;
+    `keys_recorded` is False for one kept before the keys of its calls were (its
+    `Summary.calls` are then empty)."""
+
+    instance_id: str
+    seed_index: int
+    summarizer: str
+    summary: Summary | None
+    refused: str = ""
+    requests: int = 0
+    keys_recorded: bool = True

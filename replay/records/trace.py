@@ -10,10 +10,11 @@ from typing import Any
 from replay.core.errors import Fault
 from replay.core.files import write_atomic
 from replay.core.vocab import ActionFormat, ExitReason
+from replay.records.stored import stamped, unstamped
 
-SCHEMA = 1
-STORED = {"dialect": "protocol"}  # field -> its key in trace.json
-READ = {stored: name for name, stored in STORED.items()}
+SCHEMA = 2  # 2: names its format and version; `dialect`, which version 1 kept as `protocol`
+FORMAT = "replay.trace"
+OLD_NAMES = {"protocol": "dialect"}  # a key of version 1 -> its field
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,8 @@ class Turn:
 class Trace:
     """Everything one continuation did; saved after every step, each step a new record
     (`responded`, `acted`). `dialect` is the action format the agent spoke
-    (`replay.agent.dialects`), kept in trace.json under its old name `protocol` (`from_dict`
-    reads either). `error` is the line its run ended with; `fault` the fault itself when the
+    (`replay.agent.dialects`; trace.json of version 1 kept it as `protocol`, which `from_dict`
+    reads too). `error` is the line its run ended with; `fault` the fault itself when the
     harness stopped it (not saved: a trace that ended in a fault is never kept)."""
 
     messages: list[dict[str, Any]]
@@ -96,12 +97,13 @@ class Trace:
         """The trace as JSON values (what trace.json holds)."""
         data = asdict(self)
         del data["fault"]
-        return {STORED.get(name, name): value for name, value in data.items()}
+        return stamped(FORMAT, SCHEMA, data)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trace:
-        """The trace trace.json holds (written by `to_dict`, or before the dialect's rename)."""
-        values = {READ.get(name, name): value for name, value in data.items()}
+        """The trace trace.json holds (written by `to_dict`, or by an older replay)."""
+        _, fields = unstamped(data)
+        values = {OLD_NAMES.get(name, name): value for name, value in fields.items()}
         values["actions"] = [Action(**action) for action in values.get("actions", [])]
         return cls(**values)
 

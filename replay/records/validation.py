@@ -7,7 +7,8 @@ from typing import Any
 
 from replay.core.vocab import ValidationStatus
 
-SCHEMA = 1
+SCHEMA = 2  # 2: its checks name their format and version
+FORMAT = "replay.validation-checks"
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from replay.records.cell import CellResult
-from replay.store import Store, summaries
-from replay.store.calls import CallRow, kept_calls
+from replay.store import Store, continuations, summaries
+from replay.store.calls import CallUsage, kept_calls
 
 NOT_FOUND = "not in the store's model calls"
 NOT_RECORDED = "kept before its calls were recorded with it"
@@ -51,12 +51,15 @@ def cell_calls(store: Store, result: CellResult | None) -> list[Call]:
     arm = result.cell.arm
     wanted: list[tuple[str, str | None]] = []  # (what, key); key None: not recorded
     if result.summary:
-        record = summaries.record(store, result.summary) or {}
-        keys = record.get("call_keys")
-        wanted += ([("summary", None)] * int(record.get("calls") or 0) if keys is None else
-                   [(_summary_label(index, len(keys)), key) for index, key in enumerate(keys)])
+        kept = summaries.find(store, result.summary)
+        if kept is not None and kept.summary is not None and kept.keys_recorded:
+            keys = kept.summary.calls
+            wanted += [(_summary_label(index, len(keys)), key) for index, key in enumerate(keys)]
+        elif kept is not None:
+            wanted += [("summary", None)] * kept.requests
     if result.continuation:
-        keys = (store.continuation(result.continuation) or {}).get("calls")
+        kept = continuations.find(store, result.continuation)
+        keys = list(kept.calls) if kept is not None else None
         steps = int(result.diagnostics.get("steps") or 0)
         wanted += ([(f"step {n}", key) for n, key in enumerate(keys, start=1)] if keys else
                    [(f"step {n}", None) for n in range(1, steps + 1)])
@@ -68,7 +71,7 @@ def _summary_label(index: int, count: int) -> str:
     return "summary" if count == 1 else f"summary {index + 1}/{count}"
 
 
-def _call(arm: str, what: str, key: str | None, row: CallRow | None) -> Call:
+def _call(arm: str, what: str, key: str | None, row: CallUsage | None) -> Call:
     if key is None:
         return Call(arm, what, found=False, note=NOT_RECORDED)
     if row is None:

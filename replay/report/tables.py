@@ -26,9 +26,10 @@ from replay.report.names import display_names, legend_lines
 from replay.report.pairs import pairs_of, render_pairs
 from replay.report.spend import run_spend, spend_line
 from replay.store import Store
+from replay.store.runs import load_cells
 from replay.store.scores import kept_scores
 from replay.sweep.labels import could_not_run, outcomes, summary_truncated, validations
-from replay.sweep.plan import load_cells, require_run
+from replay.sweep.plan import require_run
 
 RATE_NOTE = ("k/n (rate, low-high%): the rate and its 95% Wilson score interval; n counts the "
              "instances PRE passed; stable damage shows once `replay confirm` has confirmed "
@@ -85,8 +86,8 @@ def build(store: Store, run: str) -> Report:
         row.retention = by_prompt.get(row.prompt)
     shown, shared = display_names(names, plan.kind)
     return Report(run, plan, found, cells, list(rates.values()), list(prompts.values()),
-                  {(r["instance_id"], r["summarizer"], r["seed_index"]): r["share"]
-                   for r in scores}, shown, shared,
+                  {(r.instance_id, r.summarizer, r.seed_index): r.share for r in scores},
+                  shown, shared,
                   {cell: cell_calls(store, result) for cell, result in cells.items()})
 
 

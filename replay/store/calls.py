@@ -2,54 +2,57 @@
 request's content, and the requests a server refused for their content.
 
 `CallTable` is the writers' side (`replay.models.cache.CallCache` builds on it): one connection
-that any thread may use, one at a time. The readers' side (`kept_calls`: the calls of a cell, by
-the keys its records carry; `seconds_total`) reads a store opened any way. What the key and the
-JSON hold is the models' business; here they are only kept.
+that any thread may use, one at a time; it takes and gives `ChatResponse` and `Refusal`
+records, with the request's content kept beside them. The readers' side (`kept_calls`: what the
+calls of a cell used, by the keys its records carry, as `CallUsage`; `seconds_total`) reads a
+store opened any way. What the key and the request's content hold is the models' business.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+from pydantic import ValidationError
+
+from replay.core.digest import canonical_json
+from replay.records.reply import ChatResponse, Refusal
 from replay.store.database import Store
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class CallRow:
-    """One model call as kept: its key, who was asked, the request and reply JSON, its usage,
-    cost, when it was made and the seconds it took (None: not measured)."""
+class Asked:
+    """Who a call asked: the model's alias, its provider and its name there."""
 
-    key: str
     alias: str
     provider: str
     model: str
-    seed_index: int
-    request_json: str
-    response_json: str
-    input_tokens: int
-    output_tokens: int
-    cached_tokens: int
-    cost: float
-    created_at: str
-    seconds: float | None
-    cache_write_tokens: int
 
 
 @dataclass(frozen=True)
-class RefusalRow:
-    """A request refused for its content: the status, whether its context was too long, the
-    server's message, and the request JSON."""
+class CallUsage:
+    """What a kept model call used: its key, model, tokens, cost, when it was made and the
+    seconds it took (None: not measured)."""
 
     key: str
-    alias: str
-    status: int
-    context: bool
-    message: str
-    request_json: str
+    model: str
+    input_tokens: int
+    cached_tokens: int
+    output_tokens: int
+    cost: float
     created_at: str
+    seconds: float | None
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 _BATCH = 500  # keys asked for in one statement (SQLite allows 999 parameters at least)
@@ -66,53 +69,66 @@ class CallTable:
         self._lock = threading.Lock()
         self._store = Store.open(path, threads=True)
 
-    def response_json(self, key: str) -> str | None:
-        """The reply JSON kept under `key`, if any."""
+    def reply(self, key: str) -> ChatResponse | None:
+        """The reply kept under `key`, marked `from_cache`; None on a miss or a corrupt row."""
         with self._lock:
             row = self._store.db.execute("SELECT response_json FROM model_calls WHERE key = ?",
                                          (key,)).fetchone()
-        return None if row is None else row[0]
+        if row is None:
+            return None
+        try:
+            response = ChatResponse.model_validate_json(row[0])
+        except ValidationError:
+            logger.warning("model_calls row %s is corrupt; treating it as a miss", key[:12])
+            return None
+        return response.model_copy(update={"from_cache": True})
 
-    def put(self, row: CallRow) -> None:
-        """Keep one call in one statement, replacing any with the same key."""
+    def put(self, key: str, asked: Asked, content: dict[str, Any],
+            response: ChatResponse) -> None:
+        """Keep one call (the `content` of its request and its reply) in one statement,
+        replacing any with the same key."""
+        usage = response.usage
         with self._lock:
-            self._store.db.execute(f"INSERT OR REPLACE INTO model_calls ({_COLUMNS}) "
-                                   f"VALUES ({', '.join('?' * 14)})",
-                                   tuple(row.__dict__.values()))
+            self._store.db.execute(
+                f"INSERT OR REPLACE INTO model_calls ({_COLUMNS}) VALUES ({', '.join('?' * 14)})",
+                (key, asked.alias, asked.provider, asked.model, content["seed_index"],
+                 canonical_json(content), response.model_dump_json(exclude={"from_cache"}),
+                 usage.input_tokens, usage.output_tokens, usage.cached_tokens, response.cost,
+                 _now(), response.latency, usage.cache_write_tokens))
 
-    def refusal(self, key: str) -> RefusalRow | None:
+    def refusal(self, key: str) -> Refusal | None:
         """The refusal kept under `key`, if any."""
         with self._lock:
-            row = self._store.db.execute("SELECT * FROM model_refusals WHERE key = ?",
-                                         (key,)).fetchone()
-        return None if row is None else RefusalRow(row[0], row[1], row[2], bool(row[3]),
-                                                   row[4], row[5], row[6])
+            row = self._store.db.execute("SELECT status, context, message FROM model_refusals "
+                                         "WHERE key = ?", (key,)).fetchone()
+        return None if row is None else Refusal(row[0], bool(row[1]), row[2])
 
-    def keep_refusal(self, row: RefusalRow) -> None:
-        """Keep a refusal in one statement, replacing any with the same key."""
+    def keep_refusal(self, key: str, alias: str, content: dict[str, Any],
+                     refused: Refusal) -> None:
+        """Keep a refusal of the request with this `content` in one statement, replacing any
+        with the same key."""
         with self._lock:
             self._store.db.execute(
                 "INSERT OR REPLACE INTO model_refusals VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (row.key, row.alias, row.status, int(row.context), row.message,
-                 row.request_json, row.created_at))
+                (key, alias, refused.status, int(refused.context), refused.message,
+                 canonical_json(content), _now()))
 
     def close(self) -> None:
         """Close the connection."""
         self._store.close()
 
 
-def _row(found: tuple[object, ...]) -> CallRow:
-    return CallRow(*found)  # type: ignore[arg-type]
+_USAGE = "key, model, input_tokens, cached_tokens, output_tokens, cost, created_at, seconds"
 
 
-def kept_calls(store: Store, keys: Sequence[str]) -> dict[str, CallRow]:
-    """The calls kept under `keys`, by key (a key with no call is left out)."""
-    found: dict[str, CallRow] = {}
+def kept_calls(store: Store, keys: Sequence[str]) -> dict[str, CallUsage]:
+    """What the calls kept under `keys` used, by key (a key with no call is left out)."""
+    found: dict[str, CallUsage] = {}
     for start in range(0, len(keys), _BATCH):
         batch = list(keys[start:start + _BATCH])
         marks = ", ".join("?" * len(batch))
-        found.update((row.key, row) for row in map(_row, store.db.execute(
-            f"SELECT {_COLUMNS} FROM model_calls WHERE key IN ({marks})", batch)))
+        found.update((row[0], CallUsage(*row)) for row in store.db.execute(
+            f"SELECT {_USAGE} FROM model_calls WHERE key IN ({marks})", batch))
     return found
 
 

@@ -9,14 +9,11 @@ write (`replay.store.migrations`); opened to read, it is never written.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import sqlite3
-import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from replay.core.errors import InputError
 from replay.store import artifacts
@@ -187,42 +184,17 @@ class Store:
         """Write an artifact atomically and return its path."""
         return artifacts.write(self.artifacts, data, *parts)
 
-    def record_validation(self, instance_id: str, backend: str, status: str,
-                          reasons: list[str], checks: dict[str, Any]) -> None:
-        """Write (or replace) the validation record of an instance on a backend."""
-        self.db.execute("INSERT OR REPLACE INTO validations VALUES (?, ?, ?, ?, ?, ?)",
-                        (instance_id, backend, status, json.dumps(reasons), json.dumps(checks),
-                         time.time()))
+    def artifact_files(self, *parts: str) -> dict[str, bytes]:
+        """The finished files under an artifact folder, by their path in the artifacts (what
+        another store takes with `write_artifacts`)."""
+        folder = self.artifact_path(*parts)
+        if not folder.is_dir():
+            return {}
+        return {path.relative_to(self.artifacts).as_posix(): path.read_bytes()
+                for path in sorted(folder.rglob("*")) if path.is_file()
+                and not path.name.endswith(".partial")}
 
-    def validation(self, instance_id: str, backend: str) -> dict[str, Any] | None:
-        """The validation record of an instance on a backend, if any."""
-        row = self.db.execute(
-            "SELECT status, reasons, checks, created_at FROM validations "
-            "WHERE instance_id=? AND backend=?", (instance_id, backend)).fetchone()
-        if row is None:
-            return None
-        return {"status": row[0], "reasons": json.loads(row[1]), "checks": json.loads(row[2]),
-                "created_at": row[3]}
-
-    def record_continuation(self, key: str, instance_id: str, arm: str, passed: bool,
-                            grade: str, calls: Sequence[str] = ()) -> None:
-        """Keep a finished continuation (its trace and tree are artifacts already written)
-        with the keys of its agent steps' model calls, in one transaction."""
-        with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO continuations VALUES (?, ?, ?, ?, ?, ?)",
-                       (key, instance_id, arm, int(passed), grade, time.time()))
-            db.execute("DELETE FROM continuation_calls WHERE continuation=?", (key,))
-            db.executemany("INSERT INTO continuation_calls VALUES (?, ?, ?)",
-                           [(key, step, call) for step, call in enumerate(calls, start=1)])
-
-    def continuation(self, key: str) -> dict[str, Any] | None:
-        """A finished continuation by key, if kept, with its steps' call keys (`calls`; none
-        for one kept before they were recorded)."""
-        row = self.db.execute("SELECT instance_id, arm, passed, grade FROM continuations "
-                              "WHERE key=?", (key,)).fetchone()
-        if row is None:
-            return None
-        calls = [found[0] for found in self.db.execute(
-            "SELECT call FROM continuation_calls WHERE continuation=? ORDER BY step", (key,))]
-        return {"instance_id": row[0], "arm": row[1], "passed": bool(row[2]), "grade": row[3],
-                "calls": calls}
+    def write_artifacts(self, files: dict[str, bytes]) -> None:
+        """Write files another store's `artifact_files` gave, each atomically."""
+        for relative, data in files.items():
+            self.write_artifact(data, *relative.split("/"))

@@ -1,22 +1,29 @@
 """The `runs` and `cells` tables: each stored sweep's plan, and the result of each of its cells.
 
-A run's plan and a cell's record are JSON the sweep writes and reads (`replay.sweep.plan`); here
-they are only kept, each in one statement.
+A run is kept with its `Plan` (and the digest of its frame), a cell with its `CellResult`; both
+are read back as those records (`load_run`, `load_cells`), each written in one statement.
 """
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 
+from replay.core.digest import digest
+from replay.records import cell as cell_record
+from replay.records import plan as plan_record
+from replay.records.cell import CellId, CellResult
+from replay.records.plan import Plan
+from replay.records.stored import stamped, unstamped
 from replay.store.database import Store
 
+_CELL = "instance_id, arm, summarizer, seed_index, status, passed, record"
 
-def plan_json(store: Store, name: str) -> str | None:
-    """The JSON of run `name`'s plan, if the store has the run."""
+
+def load_run(store: Store, name: str) -> Plan | None:
+    """The plan of run `name`, if the store has the run."""
     row = store.db.execute("SELECT plan FROM runs WHERE name=?", (name,)).fetchone()
-    return None if row is None else row[0]
+    return None if row is None else Plan.model_validate(unstamped(json.loads(row[0]))[1])
 
 
 def latest_name(store: Store) -> str | None:
@@ -30,47 +37,42 @@ def names(store: Store) -> list[str]:
     return [row[0] for row in store.db.execute("SELECT name FROM runs ORDER BY name")]
 
 
-def save(store: Store, name: str, digest: str, plan: str) -> None:
-    """Write run `name` with its frame's digest and its plan's JSON, or update them."""
+def save_run(store: Store, name: str, plan: Plan) -> None:
+    """Write run `name` with its plan (and its frame's digest), or update them."""
     now = time.time()
     store.db.execute(
         "INSERT INTO runs VALUES (?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
         "digest=excluded.digest, plan=excluded.plan, updated_at=excluded.updated_at",
-        (name, digest, plan, now, now))
+        (name, digest(plan.frame()),
+         json.dumps(stamped(plan_record.FORMAT, plan_record.SCHEMA, plan.model_dump(mode="json"))),
+         now, now))
 
 
-@dataclass(frozen=True)
-class CellRow:
-    """One stored cell: its identity, its status, whether it passed, and its record's JSON."""
-
-    instance_id: str
-    arm: str
-    summarizer: str
-    seed_index: int
-    status: str
-    passed: bool | None
-    record: str
-
-
-def record_cell(store: Store, run: str, row: CellRow) -> None:
-    """Write one cell of run `run` in one statement, replacing the one it had."""
-    passed = None if row.passed is None else int(row.passed)
+def keep_cell(store: Store, run: str, result: CellResult) -> None:
+    """Write one cell's result of run `run` in one statement, replacing the one it had (an
+    `error` is replaced when it runs again)."""
+    cell = result.cell
+    passed = None if result.passed is None else int(result.passed)
     store.db.execute(
         "INSERT OR REPLACE INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (run, row.instance_id, row.arm, row.summarizer, row.seed_index, row.status, passed,
-         row.record, time.time()))
+        (run, cell.instance_id, cell.arm, cell.summarizer, cell.seed_index, result.status,
+         passed, json.dumps(stamped(cell_record.FORMAT, cell_record.SCHEMA, result.record())),
+         time.time()))
 
 
-def cells(store: Store, run: str) -> Iterator[CellRow]:
+def _result(row: tuple[str, str, str, int, str, int | None, str]) -> CellResult:
+    instance_id, arm, summarizer, seed, status, passed, record = row
+    cell = CellId(instance_id, arm, summarizer, seed)  # type: ignore[arg-type]
+    return CellResult.from_record(cell, status, None if passed is None else bool(passed),
+                                  unstamped(json.loads(record))[1])
+
+
+def load_cells(store: Store, run: str) -> dict[CellId, CellResult]:
     """Every stored cell of run `run`."""
-    rows = store.db.execute(
-        "SELECT instance_id, arm, summarizer, seed_index, status, passed, record FROM cells "
-        "WHERE run=?", (run,))
-    for instance_id, arm, summarizer, seed, status, passed, record in rows:
-        yield CellRow(instance_id, arm, summarizer, seed, status,
-                      None if passed is None else bool(passed), record)
+    rows = store.db.execute(f"SELECT {_CELL} FROM cells WHERE run=?", (run,))
+    return {result.cell: result for result in map(_result, rows)}
 
 
-def all_cell_records(store: Store) -> list[str]:
-    """The record JSON of every cell of every run."""
-    return [row[0] for row in store.db.execute("SELECT record FROM cells")]
+def all_cells(store: Store) -> list[CellResult]:
+    """The result of every cell of every run."""
+    return [_result(row) for row in store.db.execute(f"SELECT {_CELL} FROM cells")]

@@ -1,7 +1,8 @@
 """The `retention` table: the recurring-detail retention of each POST summary of a run.
 
-All rows of a run are replaced in one transaction, so a reader sees either the previous scores
-or the new ones, never a mix. What a score means is `replay.measures`'; here it is only kept.
+All scores of a run are replaced in one transaction, so a reader sees either the previous
+scores or the new ones, never a mix. What a score means is `replay.measures`'; here it is kept
+as a `ScoreDetail` and read back as one (`detail`), or as its `KeptScore` (`kept_scores`).
 """
 
 from __future__ import annotations
@@ -9,52 +10,52 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
+from replay.records.retention import FORMAT, SCHEMA, KeptScore, ScoreDetail
+from replay.records.stored import stamped, unstamped
 from replay.store.database import Store
 
-
-@dataclass(frozen=True)
-class ScoreRow:
-    """One summary's score: its cell (instance, summarizer, sample), the share of the reference
-    it kept (None: an empty reference), how much it kept of how much, the reference's source,
-    and the score's full record."""
-
-    instance_id: str
-    summarizer: str
-    seed_index: int
-    share: float | None
-    found: int
-    size: int
-    source: str
-    record: dict[str, Any]
+_DETAIL = ("kept", "missed", "path_forms", "literal_share", "limits", "summary_chars")
 
 
-def replace(store: Store, run: str, rows: Sequence[ScoreRow]) -> None:
-    """Replace run `run`'s scores with `rows`, all in one transaction."""
+def replace(store: Store, run: str, details: Sequence[ScoreDetail]) -> None:
+    """Replace run `run`'s scores with `details`, all in one transaction."""
     now = time.time()
     with store.transaction() as db:
         db.execute("DELETE FROM retention WHERE run=?", (run,))
         db.executemany("INSERT INTO retention VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
-            (run, row.instance_id, row.summarizer, row.seed_index, row.share, row.found,
-             row.size, row.source, json.dumps(row.record), now) for row in rows])
+            (run, kept.score.instance_id, kept.score.summarizer, kept.score.seed_index,
+             kept.score.share, kept.score.found, kept.score.size, kept.score.source,
+             json.dumps(stamped(FORMAT, SCHEMA, _record(kept))), now) for kept in details])
 
 
-def kept_scores(store: Store, run: str) -> list[dict[str, Any]]:
-    """Run `run`'s scores (column -> value, the record left out), by instance, summarizer and
-    sample; none when `replay retention` has not scored it."""
-    cursor = store.db.execute(
+def _record(detail: ScoreDetail) -> dict[str, object]:
+    """The score's JSON, as `replay retention` has always written it."""
+    score = detail.score
+    return {"share": score.share, "literal_share": detail.literal_share, "found": score.found,
+            "size": score.size, "path_forms": detail.path_forms, "kept": detail.kept,
+            "missed": detail.missed, "limits": detail.limits,
+            "reference": {"source": score.source, "size": score.size},
+            "summary_chars": detail.summary_chars}
+
+
+def kept_scores(store: Store, run: str) -> list[KeptScore]:
+    """Run `run`'s scores, by instance, summarizer and sample; none when `replay retention`
+    has not scored it."""
+    return [KeptScore(*row) for row in store.db.execute(
         "SELECT instance_id, summarizer, seed_index, share, found, size, source FROM retention "
-        "WHERE run=? ORDER BY instance_id, summarizer, seed_index", (run,))
-    names = [column[0] for column in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+        "WHERE run=? ORDER BY instance_id, summarizer, seed_index", (run,))]
 
 
-def score_record(store: Store, run: str, instance_id: str, summarizer: str,
-                 seed_index: int) -> dict[str, Any] | None:
-    """The full record of one summary's score, if it was scored."""
+def detail(store: Store, run: str, instance_id: str, summarizer: str,
+           seed_index: int) -> ScoreDetail | None:
+    """What one summary's score kept and missed, if it was scored."""
     row = store.db.execute(
-        "SELECT record FROM retention WHERE run=? AND instance_id=? AND summarizer=? AND "
-        "seed_index=?", (run, instance_id, summarizer, seed_index)).fetchone()
-    return None if row is None else json.loads(row[0])
+        "SELECT share, found, size, source, record FROM retention WHERE run=? AND "
+        "instance_id=? AND summarizer=? AND seed_index=?",
+        (run, instance_id, summarizer, seed_index)).fetchone()
+    if row is None:
+        return None
+    _, data = unstamped(json.loads(row[4]))
+    score = KeptScore(instance_id, summarizer, seed_index, row[0], row[1], row[2], row[3])
+    return ScoreDetail(score, **{name: data[name] for name in _DETAIL if name in data})

@@ -1,5 +1,5 @@
 """A plan's cells with what they need loaded: instances, histories, models and prompts, read
-once (`prepare`); each cell's task is made from them (`Prepared.task`) and run by
+once (`prepare_plan`); each cell's task is made from them (`Prepared.task`) and run by
 `replay.pipeline.cell`. And the validation task of an instance, before any of its cells.
 """
 
@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import SummarizerName, parse_summarizer
@@ -25,6 +24,7 @@ from replay.records.cell import CellId
 from replay.records.history import History
 from replay.records.plan import Plan
 from replay.records.snapshot import Snapshot
+from replay.records.validation import Validation
 from replay.store import Store
 
 
@@ -50,9 +50,9 @@ class Prepared:
     histories: dict[str, History]
     summarizers: dict[str, Summarizer] = field(default_factory=dict)
 
-    def task(self, cell: CellId, validation: dict[str, Any] | None = None) -> CellTask:
+    def task(self, cell: CellId, validation: Validation | None = None) -> CellTask:
         """The task of one cell of the plan; its test timeout is the plan's, else derived from
-        the instance's `validation` record."""
+        the instance's `validation`."""
         return CellTask(cell, self.instances[cell.instance_id],
                         self.histories[cell.instance_id],
                         self.summarizers[cell.summarizer] if cell.arm == Arm.POST else None,
@@ -82,8 +82,8 @@ class Prepared:
         return list(specs.values())
 
 
-def prepare(plan: Plan, agent: ModelSpec, load_prompt: Callable[[str], PromptText],
-            store: Store | None = None, known: Sequence[Instance] = ()) -> Prepared:
+def prepare_plan(plan: Plan, agent: ModelSpec, load_prompt: Callable[[str], PromptText],
+                 store: Store | None = None, known: Sequence[Instance] = ()) -> Prepared:
     """Load what the plan's cells need; bad input (unknown model, prompt, instance) raises.
 
     The plan's summarizer names are parsed here, once: its tasks carry them parsed.

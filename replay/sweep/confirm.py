@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterable
 from replay.models.types import ModelSpec
 from replay.records.plan import CONFIRM_SEEDS, Plan
 from replay.store import Store
+from replay.store.runs import load_cells
 from replay.sweep.labels import damaged, outcomes, validations
-from replay.sweep.plan import load_cells, pending
+from replay.sweep.plan import pending
 
 
 def fixed_samples(plan: Plan, specs: Iterable[ModelSpec]) -> list[str]:

@@ -27,19 +27,21 @@ from typing import Any, Protocol
 
 from replay.compaction.tails import tokens
 from replay.core.errors import Halt
-from replay.core.vocab import Arm, CellStatus
+from replay.core.vocab import Arm, CellStatus, ValidationStatus
 from replay.models.cache import CallCache
 from replay.models.retry import RetryNotice
-from replay.pipeline.cell import CellTask, kept_result, prepare
+from replay.pipeline.cell import CellTask, kept_result, lookup
 from replay.pipeline.summary import summary_key
 from replay.records.cell import CellId, CellResult
 from replay.records.validation import Validation
 from replay.store import Store, summaries
+from replay.store import validations as stored_validations
+from replay.store.runs import keep_cell, load_cells
 from replay.sweep.budget import Budget
 from replay.sweep.cells import Prepared
 from replay.sweep.exports import ingest
 from replay.sweep.labels import outcomes, validations
-from replay.sweep.plan import load_cells, pending, record_cell
+from replay.sweep.plan import pending
 from replay.sweep.workers import Finished, Task
 
 SUMMARY_TOKENS = 1_500  # assumed length of a model summary, for estimates
@@ -129,26 +131,26 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
     todo = pending(plan, cells) + stale_refusals(prepared, cells, store)
     instances = list(dict.fromkeys(cell.instance_id for cell in todo))
     tests = [prepared.validation(ident) for ident in instances
-             if (found := store.validation(ident, plan.backend)) is None
-             or found["status"] == "error"]
+             if (found := stored_validations.find(store, ident, plan.backend)) is None
+             or found.status == ValidationStatus.ERROR]
     for finished in _run(executor, tests, progress, outcome):
         if finished.export is not None:
             ingest(store, cache, finished.export, plan.backend)
         verdict = finished.result
         assert isinstance(verdict, Validation)
         if finished.unrecorded:
-            store.record_validation(verdict.instance_id, plan.backend, verdict.status,
-                                    verdict.reasons, verdict.checks)
+            stored_validations.keep(store, plan.backend, verdict)
         outcome.validated.append(verdict)
         progress.validated(verdict)
     verdicts = validations(store, plan)
     runnable = [cell for cell in todo
-                if (verdicts.get(cell.instance_id) or {}).get("status") == "valid"]
+                if (found := verdicts.get(cell.instance_id)) is not None
+                and found.status == ValidationStatus.VALID]
     progress.planned(len(runnable))
     tasks = []
     for cell in runnable:
-        found = prepare(prepared.task(cell, verdicts.get(cell.instance_id)), prepared.settings,
-                        store)
+        found = lookup(prepared.task(cell, verdicts.get(cell.instance_id)), prepared.settings,
+                       store)
         if isinstance(found, CellTask):
             tasks.append(found)
         else:
@@ -201,8 +203,8 @@ def _run(executor: Executor, tasks: list[Task], progress: Progress,
 
 def _record(store: Store, run: str, result: CellResult, cells: dict[CellId, CellResult],
             outcome: SweepResult, progress: Progress, prepared: Prepared,
-            verdicts: dict[str, Any]) -> None:
-    record_cell(store, run, result)
+            verdicts: dict[str, Validation | None]) -> None:
+    keep_cell(store, run, result)
     cells[result.cell] = result
     outcome.results.append(result)
     labels = Counter(found.label for found in outcomes(prepared.plan, cells, verdicts).values())

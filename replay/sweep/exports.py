@@ -9,9 +9,7 @@ validation and its logs. The driver alone writes the run's store (`ingest`).
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from replay.models.cache import CallCache, cache_key, refusal_key, request_content
@@ -19,10 +17,10 @@ from replay.models.client import settled
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec
 from replay.records.cell import CellResult
+from replay.records.continuation import KeptContinuation
+from replay.records.summary import KeptSummary
 from replay.records.validation import Validation
-from replay.store import Store, summaries
-from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, keyed
-from replay.store.summaries import SummaryRow
+from replay.store import Store, continuations, summaries, validations
 
 
 @dataclass(frozen=True)
@@ -59,13 +57,13 @@ class KeptRefusal:
     message: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class Export:
     """What a remote worker produced, for the driver to write into the run's store."""
 
-    continuation: dict[str, Any] | None = None
+    continuation: KeptContinuation | None = None
     artifacts: dict[str, bytes] = field(default_factory=dict)
-    summary: tuple[str, SummaryRow] | None = None  # its key and row
+    summary: tuple[str, KeptSummary] | None = None  # its key and record
     calls: list[KeptCall] = field(default_factory=list)
     refusals: list[KeptRefusal] = field(default_factory=list)
     validation: Validation | None = None
@@ -73,68 +71,46 @@ class Export:
 
 def cell_export(store: Store, result: CellResult, calls: list[Called]) -> Export:
     """What the run's store needs of a cell the worker ran into its scratch `store`."""
-    export = Export()
+    replies: list[KeptCall] = []
+    refusals: list[KeptRefusal] = []
     for call in calls:
         content = request_content(call.spec, settled(call.spec, call.request, call.seed_index),
                                   call.seed_index)
         if isinstance(call.reply, ModelRefused):
-            export.refusals.append(KeptRefusal(refusal_key(content), call.spec, content,
-                                               call.reply.status, call.reply.context,
-                                               str(call.reply)))
+            refusals.append(KeptRefusal(refusal_key(content), call.spec, content,
+                                        call.reply.status, call.reply.context, str(call.reply)))
         else:
-            export.calls.append(KeptCall(cache_key(content), call.spec, content, call.reply))
-    row = summaries.row(store, result.summary) if result.summary else None
-    if result.summary and row is not None:
-        export.summary = (result.summary, row)
-    if result.continuation:
-        record = store.continuation(result.continuation)
-        export.continuation = {"key": result.continuation, **(record or {})}
-        export.artifacts = files(store, *keyed(CONTINUATIONS, result.continuation))
-    return export
+            replies.append(KeptCall(cache_key(content), call.spec, content, call.reply))
+    kept = summaries.find(store, result.summary) if result.summary else None
+    key = result.continuation
+    return Export(continuations.find(store, key) if key else None,
+                  continuations.files(store, key) if key else {},
+                  (result.summary, kept) if result.summary and kept is not None else None,
+                  replies, refusals)
 
 
 def validation_export(store: Store, validation: Validation) -> Export:
     """What the run's store needs of an instance the worker validated: the verdict and its
     logs."""
-    return Export(artifacts=files(store, "validate", validation.instance_id),
+    return Export(artifacts=validations.files(store, validation.instance_id),
                   validation=validation)
-
-
-def files(store: Store, *parts: str) -> dict[str, bytes]:
-    """The finished files under an artifact folder, by their path in the artifacts."""
-    folder = store.artifact_path(*parts)
-    if not folder.is_dir():
-        return {}
-    return {str(path.relative_to(store.artifacts)): path.read_bytes()
-            for path in sorted(folder.rglob("*")) if path.is_file()
-            and not path.name.endswith(".partial")}
 
 
 def ingest(store: Store, cache: CallCache, export: Export, backend: str) -> None:
     """Write what a remote worker sent back into the run's store (a validation as made on
     `backend`)."""
-    for relative, data in export.artifacts.items():
-        store.write_artifact(data, *Path(relative).parts)
+    store.write_artifacts(export.artifacts)
     for call in export.calls:
         cache.put(call.key, call.spec, call.content, call.response)
     for refusal in export.refusals:
         cache.keep_refusal(refusal.key, refusal.spec, refusal.content,
                            ModelRefused(refusal.message, refusal.status, refusal.context))
     if export.summary is not None:
-        key, row = export.summary
-        summaries.keep(store, key, row)
+        summaries.keep(store, *export.summary)
     verdict = export.validation
     if verdict is not None:
-        store.record_validation(verdict.instance_id, backend, verdict.status, verdict.reasons,
-                                verdict.checks)
-    record = export.continuation
-    if record and "grade" in record:
-        grade = _local_log_path(store, record)
-        store.record_continuation(record["key"], record["instance_id"], record["arm"],
-                                  record["passed"], grade, record.get("calls") or ())
-
-
-def _local_log_path(store: Store, record: dict[str, Any]) -> str:
-    grade = json.loads(record["grade"])
-    grade["log_path"] = str(store.folder(CONTINUATIONS, record["key"]) / TESTS_LOG)
-    return json.dumps(grade)
+        validations.keep(store, backend, verdict)
+    kept = export.continuation
+    if kept is not None:  # its tests' log is now in this store's artifacts
+        log = continuations.paths(store, kept.key).tests_log
+        continuations.keep(store, replace(kept, grade=replace(kept.grade, log_path=str(log))))

@@ -22,7 +22,9 @@ from replay.core.vocab import Arm, CellStatus, Confirmation, Label, ValidationSt
 from replay.records.cell import CellId, CellResult
 from replay.records.outcome import Outcome
 from replay.records.plan import CONFIRM_SEEDS, Plan
+from replay.records.validation import Validation
 from replay.store import Store
+from replay.store import validations as stored_validations
 
 
 def label(pre: bool, post: bool) -> Label:
@@ -45,7 +47,7 @@ def confirmation(runs: tuple[bool | None, ...]) -> Confirmation:
 
 
 def outcomes(plan: Plan, cells: dict[CellId, CellResult],
-             validations: dict[str, dict[str, Any] | None]) -> dict[tuple[str, str], Outcome]:
+             validations: dict[str, Validation | None]) -> dict[tuple[str, str], Outcome]:
     """The label of every (instance, summarizer) pair of the plan, keyed by the pair."""
     confirming = set(plan.confirm)
     result = {}
@@ -58,11 +60,11 @@ def outcomes(plan: Plan, cells: dict[CellId, CellResult],
 
 
 def _outcome(instance: str, summarizer: str, cells: dict[CellId, CellResult],
-             validation: dict[str, Any] | None, confirming: bool) -> Outcome:
-    if validation is not None and validation["status"] == ValidationStatus.EXCLUDED:
-        return Outcome(instance, summarizer, Label.EXCLUDED, cause="; ".join(validation["reasons"]))
-    if validation is not None and validation["status"] == ValidationStatus.ERROR:
-        return Outcome(instance, summarizer, Label.ERROR, cause="; ".join(validation["reasons"]))
+             validation: Validation | None, confirming: bool) -> Outcome:
+    if validation is not None and validation.status == ValidationStatus.EXCLUDED:
+        return Outcome(instance, summarizer, Label.EXCLUDED, cause="; ".join(validation.reasons))
+    if validation is not None and validation.status == ValidationStatus.ERROR:
+        return Outcome(instance, summarizer, Label.ERROR, cause="; ".join(validation.reasons))
     pre = cells.get(CellId(instance, Arm.PRE, "", 0))
     post = cells.get(CellId(instance, Arm.POST, summarizer, 0))
     for cell in (pre, post):
@@ -124,7 +126,8 @@ def damaged(found: dict[tuple[str, str], Outcome]) -> list[tuple[str, str]]:
     return [pair for pair, outcome in found.items() if outcome.label == Label.DAMAGED]
 
 
-def validations(store: Store, plan: Plan) -> dict[str, dict[str, Any] | None]:
-    """The validation record of each instance of the plan on the plan's backend."""
-    return {instance: store.validation(instance, plan.backend) for instance in plan.instances}
+def validations(store: Store, plan: Plan) -> dict[str, Validation | None]:
+    """The verdict on each instance of the plan on the plan's backend."""
+    return {instance: stored_validations.find(store, instance, plan.backend)
+            for instance in plan.instances}
 

@@ -1,24 +1,17 @@
-"""Sweeps as plans of cells, kept in the store: runs, cells and their results."""
+"""A sweep's plan against its stored run: which run, whether the plan fits it, and the cells it
+still has to run (the store keeps runs and cells: `replay.store.runs`)."""
 from __future__ import annotations
 
-import json
-
-from replay.core.digest import digest
 from replay.core.errors import InputError
 from replay.core.vocab import CellStatus
 from replay.records.cell import CellId, CellResult
 from replay.records.plan import Plan
 from replay.store import Store, runs
+from replay.store.runs import load_run
 
 KINDS = ("backbone", "prompt")
 
 
-
-
-def load_run(store: Store, name: str) -> Plan | None:
-    """The plan of run `name`, if the store has it."""
-    found = runs.plan_json(store, name)
-    return None if found is None else Plan.model_validate_json(found)
 
 
 def latest_run(store: Store) -> str:
@@ -77,28 +70,6 @@ def check_timeout(name: str, existing: Plan, given: float | None) -> None:
         raise InputError(f"run {name!r} keeps the test timeout it began with, "
                          f"{timeout_text(existing.test_timeout)}, not --test-timeout {given:g}: "
                          "resume it without --test-timeout, or choose another --run name")
-
-
-def save_run(store: Store, name: str, plan: Plan) -> None:
-    """Write (or update) run `name` with its plan."""
-    runs.save(store, name, digest(plan.frame()), plan.model_dump_json())
-
-
-def record_cell(store: Store, run: str, result: CellResult) -> None:
-    """Write one cell's result in one statement (an `error` is replaced when it runs again)."""
-    cell = result.cell
-    runs.record_cell(store, run, runs.CellRow(cell.instance_id, cell.arm, cell.summarizer,
-                                              cell.seed_index, result.status, result.passed,
-                                              json.dumps(result.record())))
-
-
-def load_cells(store: Store, run: str) -> dict[CellId, CellResult]:
-    """Every recorded cell of run `run`."""
-    cells = {}
-    for row in runs.cells(store, run):
-        cell = CellId(row.instance_id, row.arm, row.summarizer, row.seed_index)
-        cells[cell] = CellResult.from_record(cell, row.status, row.passed, json.loads(row.record))
-    return cells
 
 
 def pending(plan: Plan, done: dict[CellId, CellResult]) -> list[CellId]:

@@ -38,7 +38,7 @@ from replay.pipeline.cell import CellTask, Settings, run_cell
 from replay.records.cell import CellResult
 from replay.records.spend import Spend
 from replay.records.validation import Validation
-from replay.store import Store
+from replay.store import Store, validations
 from replay.sweep.cells import ValidateTask
 from replay.sweep.exports import Called, Export
 
@@ -175,8 +175,7 @@ class Worker:
         except Exception as exc:  # a gold patch that does not apply, a bug: not a verdict
             validation = Validation(ident, ValidationStatus.ERROR,
                                     [f"validation failed: {Fault.of(exc).text()}"])
-            self.store.record_validation(ident, self.backend.name, validation.status,
-                                         validation.reasons, validation.checks)
+            validations.keep(self.store, self.backend.name, validation)
         return Finished(validation)
 
     def perform(self, task: Task) -> Finished:

@@ -14,8 +14,8 @@ import pytest
 
 from replay.records.plan import Plan
 from replay.store import Store
+from replay.store.runs import save_run
 from replay.store.schema import SCHEMA_VERSION
-from replay.sweep.plan import save_run
 
 from conftest import one_line_exit_2, run_replay
 from sweep_scripts import DEMO, TALLY

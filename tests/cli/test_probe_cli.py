@@ -107,7 +107,7 @@ def test_probing_a_sweep_run_uses_its_summaries(tmp_path: Path) -> None:
 def test_bad_input_is_one_line_and_exit_2_with_nothing_written(
         tmp_path: Path, arguments: list[str], message: str) -> None:
     from replay.records.plan import Plan
-    from replay.sweep.plan import save_run
+    from replay.store.runs import save_run
 
     store = tmp_path / "runs" / "replay.db"
     with Store.open(store) as opened:

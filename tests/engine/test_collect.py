@@ -15,8 +15,7 @@ from replay.environments import snapshots
 from replay.environments.local import LocalBackend
 from replay.environments.recipes import load_recipe
 from replay.histories.collect import collect_trajectory
-from replay.histories.records import find_history, load_stored
-from replay.histories.trajectories import load_trajectory
+from replay.histories.records import find_history
 from replay.instances.records import Instance, load_suite
 from replay.judge.grading import patch_files
 from replay.models.cache import CallCache
@@ -25,7 +24,7 @@ from replay.models.scripts import Script
 from replay.pipeline.cell import Settings, continue_and_grade
 from replay.records.history import History
 from replay.store import Store
-from replay.store.histories import stored_histories
+from replay.store.histories import load_history, load_trajectory, stored_histories
 
 from agent_scripts import fixing_turns, lost_turns
 from conftest import make_client, run_replay
@@ -50,7 +49,7 @@ class Collection:
 
     def histories(self, instance_id: str | None = None) -> dict[str, History]:
         with Store.open(self.store) as store:
-            return {f"{row['instance_id']} {row['rule']}": load_stored(store, row)
+            return {f"{row.instance_id} {row.rule}": load_history(store, row.id)
                     for row in stored_histories(store, instance_id)}
 
 
@@ -165,7 +164,7 @@ def test_one_boundary_that_never_lands_drops_no_other_history(tmp_path: Path) ->
         f"  before-edit    no history: {TALLY.instance_id}: boundary before-edit is past the "
         "end of the trajectory: no step edits a non-test source file"]
     with Store.open(store) as opened:
-        assert [row["rule"] for row in stored_histories(opened, TALLY.instance_id)] == ["steps:2"]
+        assert [row.rule for row in stored_histories(opened, TALLY.instance_id)] == ["steps:2"]
 
 
 def test_find_history_prefers_the_bundled_one_and_refuses_to_guess(

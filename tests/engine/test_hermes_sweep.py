@@ -18,7 +18,7 @@ from replay.instances.records import load_suite
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.store import Store, summaries
-from replay.sweep.plan import load_cells
+from replay.store.runs import load_cells
 
 from agent_scripts import fixing_turns
 from conftest import run_replay

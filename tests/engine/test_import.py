@@ -14,15 +14,14 @@ from replay.agent.loop import AgentConfig
 from replay.environments.local import LocalBackend
 from replay.histories.collect import collect_trajectory
 from replay.histories.importers import read_trajectory
-from replay.histories.records import load_stored
-from replay.histories.trajectories import Trajectory, load_trajectory
 from replay.instances.records import load_suite
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.records.history import History
+from replay.records.trajectory import Trajectory
 from replay.store import Store
-from replay.store.histories import stored_histories
+from replay.store.histories import load_history, load_trajectory, stored_histories
 
 from conftest import make_client, run_replay
 from paths import FIXTURES
@@ -44,7 +43,7 @@ def import_files(store: Path, *args: str) -> CompletedProcess[str]:
 def histories(store: Path) -> dict[str, History]:
     """Stored histories by "FILE RULE"."""
     with Store.open(store) as opened:
-        return {f"{row['source'].split()[2]} {row['rule']}": load_stored(opened, row)
+        return {f"{row.source.split()[2]} {row.rule}": load_history(opened, row.id)
                 for row in stored_histories(opened)}
 
 

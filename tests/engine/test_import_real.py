@@ -18,9 +18,8 @@ from replay.environments.repos import find_mirror
 from replay.histories.importers import detect_format, read_trajectory
 from replay.histories.importers.divergences import compare
 from replay.histories.importers.recorded import Expected
-from replay.histories.records import load_stored
 from replay.store import Store
-from replay.store.histories import stored_histories
+from replay.store.histories import load_history, stored_histories
 
 from conftest import VERIFIED_JSONL, needs_python, run_replay
 from paths import FIXTURES
@@ -137,7 +136,7 @@ def test_swe_agent_editor_commands_are_done_as_file_operations(tmp_path: Path) -
     assert done.returncode == 0, done.stdout + done.stderr
     assert "diverged" not in done.stdout and "recorded as done" not in done.stdout
     with Store.open(store) as opened:
-        found = [load_stored(opened, row) for row in stored_histories(opened)]
+        found = [load_history(opened, row.id) for row in stored_histories(opened)]
     assert len(found) == 2 and all(h.resolved for h in found)
     assert found[0].snapshot.fingerprint == found[1].snapshot.fingerprint
 

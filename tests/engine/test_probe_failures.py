@@ -12,7 +12,7 @@ from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.records.plan import Plan
 from replay.store import Store
-from replay.sweep.plan import save_run
+from replay.store.runs import save_run
 
 from conftest import run_replay
 from probe_scripts import models_file, needles, panel, reader_scripts, summarizer_scripts

@@ -59,7 +59,7 @@ def test_pre_and_post_speak_the_history_protocol_and_finish_by_submission(
     for result in (pre, post):
         assert (result.status, result.passed, result.refused) == ("done", True, None)
         found = result.diagnostics
-        assert (found["exit_reason"], found["steps"], found["actions"], found["protocol"]) == (
+        assert (found["exit_reason"], found["steps"], found["actions"], found["dialect"]) == (
             "finished", 2, 2, "mini-swe-agent-text")
     assert len(bodies) == 4 and all("tools" not in body for body in bodies)
     opening = mini_opening(tiny.problem_statement)
@@ -76,7 +76,7 @@ def test_pre_and_post_speak_the_history_protocol_and_finish_by_submission(
     with Store.open(tmp_path / "replay.db") as store:
         trace = json.loads((store.folder(CONTINUATIONS, post.continuation or "")
                             / "trace.json").read_text())
-    assert trace["protocol"] == "mini-swe-agent-text"
+    assert trace["dialect"] == "mini-swe-agent-text"
     assert [action["arguments"]["command"] for action in trace["actions"]] == [FIX, SUBMIT]
 
 

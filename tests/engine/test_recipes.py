@@ -18,6 +18,7 @@ from replay.environments.spec_files import FileReader
 from replay.environments.specs import SpecTables, spec_tables
 from replay.instances.records import Instance, load_file, select
 from replay.judge.coverage import RowCheck, check_row, coverage_table, kept_outcomes, sample
+from replay.store import Store, recipe_checks
 
 from conftest import VERIFIED_JSONL, needs_docker, run_replay
 
@@ -187,9 +188,9 @@ def test_a_checked_row_is_kept_and_not_run_again(tiny: Instance, tmp_path: Path)
     store = tmp_path / "r.db"
     first = check_row(tiny, None, store)
     assert first.status == "valid", first
-    kept = json.loads((tmp_path / "artifacts" / "recipes" / "check" /
-                       f"{tiny.instance_id}.json").read_text())
-    assert kept["digest"] == load_recipe(tiny).digest()
+    with Store.open_read_only(store) as opened:
+        kept = recipe_checks.find(opened, tiny.instance_id)
+    assert kept == first and kept.digest == load_recipe(tiny).digest()
     assert check_row(tiny, None, store) == first
     assert kept_outcomes([tiny], store, None) == [first]  # counted by later tables too
 

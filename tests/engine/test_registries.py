@@ -24,7 +24,7 @@ from replay.instances.records import load_suite
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
-from replay.records.history import History
+from replay.records.history import History, history_record
 from replay.records.plan import PlannedHistory
 from replay.records.trace import Action, Trace
 
@@ -97,19 +97,26 @@ def test_a_fourth_dialect_from_one_file_runs_the_agent_loop(tmp_path: Path) -> N
     assert post[:2] == opening and post[2]["role"] == "user"
 
 
-def test_the_dialect_is_kept_under_its_old_name_and_read_under_either() -> None:
+def test_the_dialect_is_kept_by_its_name_and_files_of_its_old_name_still_read() -> None:
     assert HISTORY is not None
     text = HISTORY.model_copy(update={"dialect": "mini-swe-agent-text"})
-    stored = text.model_dump(mode="json")
-    assert stored["protocol"] == "mini-swe-agent-text" and "dialect" not in stored
-    assert History.model_validate(stored).dialect == "mini-swe-agent-text"
+    stored = history_record(text)
+    assert stored["schema"] == "replay.history/2"
+    assert stored["dialect"] == "mini-swe-agent-text" and "protocol" not in stored
+    old = {key: value for key, value in text.model_dump(mode="json").items() if key != "dialect"}
+    assert History.model_validate({**old, "protocol": "mini-swe-agent-text"}).dialect == \
+        "mini-swe-agent-text"
     planned = PlannedHistory(instance_id="i", id="h", dialect="mini-swe-agent-tools")
-    assert json.loads(planned.model_dump_json())["protocol"] == "mini-swe-agent-tools"
+    assert json.loads(planned.model_dump_json())["dialect"] == "mini-swe-agent-tools"
     assert PlannedHistory.model_validate({"instance_id": "i", "id": "h",
                                           "protocol": "mini-swe-agent-text"}).dialect == \
         "mini-swe-agent-text"
     trace = Trace(messages=[], start_index=0, dialect="mini-swe-agent-text",
                   actions=[Action(1, "bash", {"command": "ls"}, "", 0, 0.1)])
     kept = trace.to_dict()
-    assert kept["protocol"] == "mini-swe-agent-text" and "dialect" not in kept
+    assert (kept["schema"], kept["dialect"]) == ("replay.trace/2", "mini-swe-agent-text")
+    assert "protocol" not in kept
     assert Trace.from_dict(json.loads(json.dumps(kept))) == trace
+    version_1 = {("protocol" if key == "dialect" else key): value for key, value in kept.items()
+                 if key != "schema"}
+    assert Trace.from_dict(version_1) == trace

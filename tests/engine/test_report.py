@@ -13,16 +13,18 @@ from matplotlib.text import Text as MplText
 from rich.console import Console
 
 from replay.core.errors import Fault, InputError
-from replay.core.vocab import FaultKind
+from replay.core.vocab import FaultKind, ValidationStatus
 from replay.records.cell import CellId, CellResult
 from replay.records.plan import Plan
+from replay.records.validation import Validation
 from replay.report.exports import heatmap_figure, write
 from replay.report.markdown import to_markdown
 from replay.report.marks import code
 from replay.report.tables import build, diagnostics, render
-from replay.store import Store
+from replay.store import Store, validations
+from replay.store.runs import keep_cell, load_cells, save_run
 from replay.sweep.labels import confirmation, label
-from replay.sweep.plan import bind_run, load_cells, pending, record_cell, save_run
+from replay.sweep.plan import bind_run, pending
 
 from conftest import run_replay
 
@@ -77,8 +79,9 @@ def report_store(tmp_path: Path) -> Path:
     with Store.open(path) as store:
         save_run(store, "r", PLAN)
         for instance in ("one", "two", "three"):
-            store.record_validation(instance, "local", "valid", [], {})
-        store.record_validation("four", "local", "excluded", ["not solvable"], {})
+            validations.keep(store, "local", Validation(instance, ValidationStatus.VALID, []))
+        validations.keep(store, "local",
+                         Validation("four", ValidationStatus.EXCLUDED, ["not solvable"]))
         cells = [done("one", "pre", "", True), done("one", "post", "m:codex", False),
                  done("one", "post", "m:codex", False, 1),
                  done("one", "post", "m:codex", True, 2),
@@ -90,7 +93,7 @@ def report_store(tmp_path: Path) -> Path:
                  CellResult(CellId("three", "post", "m:kimi-code", 0), "error",
                             fault=Fault(FaultKind.HARNESS, "ModelTransientError", "500"))]
         for cell in cells:
-            record_cell(store, "r", cell)
+            keep_cell(store, "r", cell)
         assert len(pending(PLAN, load_cells(store, "r"))) == 16 + 2 - 11
     return path
 
@@ -150,14 +153,14 @@ def long_names(tmp_path: Path) -> Path:
     with Store.open(path) as store:
         save_run(store, "piped-run", plan)
         for instance in plan.instances:
-            store.record_validation(instance, "local", "valid", [], {})
-            record_cell(store, "piped-run", done(instance, "pre", "", True))
+            validations.keep(store, "local", Validation(instance, ValidationStatus.VALID, []))
+            keep_cell(store, "piped-run", done(instance, "pre", "", True))
             for index, summarizer in enumerate(plan.summarizers):
                 cell = done(instance, "post", summarizer, index % 2 == 0)
                 if summarizer.endswith("codex"):
                     cell = replace(cell, refused="agent request refused: model 'agent' refused "
                                                  "[/x] the request")
-                record_cell(store, "piped-run", cell)
+                keep_cell(store, "piped-run", cell)
     return path
 
 
@@ -220,7 +223,7 @@ def test_a_run_stored_before_temperature_and_refusals_loads_as_it_ran(tmp_path: 
         store.db.execute("INSERT INTO runs VALUES ('old', 'digest', ?, 0, 0)", (legacy_plan,))
         store.db.execute("INSERT INTO cells VALUES ('old', 'one', 'pre', '', 0, 'done', 1, ?, 0)",
                          (legacy_cell,))
-        store.record_validation("one", "local", "valid", [], {})
+        validations.keep(store, "local", Validation("one", ValidationStatus.VALID, []))
         report = build(store, "old")
     assert report.plan.temperature == 0.0  # what runs made before it was a setting sampled at
     assert report.cells[CellId("one", "pre", "", 0)].refused is None
@@ -247,7 +250,7 @@ def test_a_pair_whose_history_never_fit_is_unevaluated_not_unsolved(tmp_path: Pa
                      done("two", "pre", "", True), refused("two", "post", "m:codex", 0),
                      refused("two", "post", "m:kimi-code", 2), done("two", "post", "anchor_index",
                                                                    True)):
-            record_cell(store, "r", cell)
+            keep_cell(store, "r", cell)
         report = build(store, "r")
     found = {pair: (outcome.label, outcome.pre, outcome.post, code(outcome))
              for pair, outcome in report.outcomes.items()}

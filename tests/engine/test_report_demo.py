@@ -14,7 +14,7 @@ import pytest
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.store import Store
-from replay.sweep.plan import load_cells
+from replay.store.runs import load_cells
 
 from conftest import run_replay
 from sweep_scripts import DEMO, TALLY, fix_turn, fixture_prompts, models_file, summarizer_scripts

@@ -16,12 +16,14 @@ from pathlib import Path
 
 from replay.histories.boundaries import parse_rule
 from replay.histories.records import bundled_history
-from replay.histories.trajectories import Step, Trajectory, keep
+from replay.histories.trajectories import cut_history
 from replay.measures.retention import Limits, recurring_reference
 from replay.measures.runs import reference_of
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
+from replay.records.trajectory import Step, Trajectory
 from replay.store import Store
+from replay.store.histories import keep
 from replay.store.scores import kept_scores
 
 from agent_scripts import call, fixing_turns
@@ -77,13 +79,14 @@ def test_anchor_index_keeps_far_more_recurring_details_than_a_short_summary(
     assert "kept 6 score(s) of run demo" in scored.stdout
     with Store.open(store) as opened:
         rows = kept_scores(opened, "demo")
-    shares = {(row["instance_id"], row["summarizer"]): row for row in rows}
-    assert {row["source"] for row in rows} == {"pre"}
+    shares = {(row.instance_id, row.summarizer): row for row in rows}
+    assert {row.source for row in rows} == {"pre"}
     for instance_id in ISSUE_MARKERS:
         anchor = shares[(instance_id, "anchor_index")]
         short = shares[(instance_id, "summ-a:claude-code")]
-        assert anchor["size"] == short["size"] >= 15  # one reference, shared by both
-        assert anchor["share"] >= 0.7 and short["share"] <= 0.2, (instance_id, anchor, short)
+        assert anchor.size == short.size >= 15  # one reference, shared by both
+        assert anchor.share is not None and short.share is not None
+        assert anchor.share >= 0.7 and short.share <= 0.2, (instance_id, anchor, short)
 
     report = run_replay("report", "demo", "--store", str(store))
     assert report.returncode == 0, report.stderr
@@ -122,7 +125,7 @@ def test_an_imported_history_is_scored_against_its_own_later_steps(tmp_path: Pat
                             "finished", True)
     with Store.open(tmp_path / "replay.db") as store:
         keep(store, [], [trajectory])
-        history = trajectory.history(parse_rule("steps:1"))
+        history = cut_history(trajectory, parse_rule("steps:1"))
         reference = reference_of(store, history, {}, Limits())
         assert reference.source == "trajectory"
         assert reference.history is not None and reference.later is not None

@@ -16,8 +16,8 @@ from replay.models.cache import CallCache
 from replay.records.plan import Plan
 from replay.store import Store
 from replay.store.migrations import MIGRATIONS
+from replay.store.runs import save_run
 from replay.store.schema import SCHEMA_VERSION, TABLES
-from replay.sweep.plan import save_run
 
 from conftest import one_line_exit_2, run_replay
 from sweep_scripts import TALLY

@@ -16,8 +16,8 @@ import pytest
 from replay.models.scripted import ScriptedServer
 from replay.records.plan import Plan
 from replay.report.tables import build
-from replay.store import Store
-from replay.sweep.plan import load_cells, save_run
+from replay.store import Store, validations
+from replay.store.runs import load_cells, save_run
 
 from conftest import REPLAY, run_replay
 from sweep_scripts import (
@@ -191,7 +191,7 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str,
     assert done.returncode == 2, done.stdout + done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith(message)
     with Store.open(store) as opened:
-        assert opened.validation(TALLY, "local") is None
+        assert validations.find(opened, TALLY, "local") is None
 
 
 def test_a_missing_option_is_a_usage_error_not_a_traceback(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.store import Store
-from replay.sweep.plan import load_cells
+from replay.store.runs import load_cells
 
 from conftest import closed_port_url, run_replay
 from sweep_scripts import DEMO, TALLY, fix_turn, fixture_prompts, summarizer_scripts

@@ -23,9 +23,7 @@ from replay.histories.records import (
     HISTORY_FILE,
     bundled_history,
     history_record,
-    history_row,
     load_history_file,
-    write_history_files,
 )
 from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
@@ -37,7 +35,8 @@ from replay.records.snapshot import Snapshot
 from replay.report.tables import build
 from replay.store import Store
 from replay.store import histories as history_table
-from replay.sweep.plan import bind_run, load_run, save_run
+from replay.store.runs import load_run, save_run
+from replay.sweep.plan import bind_run
 
 from agent_scripts import FIX, PROVENANCE, call, mini_agent, mini_history
 from conftest import bash_call, run_replay, write_tiny_instance
@@ -105,9 +104,7 @@ def stored(store_path: Path, snapshot: Snapshot) -> dict[str, str]:
                  "edit": tools_history(TINY, "Reading (C).", "before-edit", snapshot),
                  "other": tools_history("replay-demo__tally-1", "Reading.", "steps:2", snapshot)}
     with Store.open(store_path) as store:
-        paths = {name: write_history_files(store, found) for name, found in histories.items()}
-        history_table.keep(store, [], [history_row(found, paths[name])
-                                       for name, found in histories.items()])
+        history_table.keep(store, list(histories.values()))
     return {name: found.content_id() for name, found in histories.items()}
 
 
@@ -151,7 +148,7 @@ def test_a_mini_swe_agent_history_runs_in_its_protocol_and_the_report_names_it(
         found = build(opened, "mini")
     assert found.outcomes[(TINY, "summ-a:claude-code")].label == "preserved"
     for result in found.cells.values():
-        assert (result.diagnostics["exit_reason"], result.diagnostics["protocol"]) == (
+        assert (result.diagnostics["exit_reason"], result.diagnostics["dialect"]) == (
             "finished", "mini-swe-agent-text")
     assert found.plan.histories == (PlannedHistory(
         instance_id=TINY, id=bench.bundled, rule="steps:1", dialect="mini-swe-agent-text",

@@ -16,7 +16,7 @@ import pytest
 
 from replay.models.scripted import ScriptedServer
 from replay.store import Store
-from replay.sweep.plan import load_cells
+from replay.store.runs import load_cells
 
 from conftest import REPLAY, run_replay
 from sweep_scripts import (

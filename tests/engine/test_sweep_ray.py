@@ -16,10 +16,10 @@ from replay.pipeline.continuation import model_id
 from replay.records.plan import Plan
 from replay.report.tables import build
 from replay.store import Store
-from replay.sweep.cells import prepare
+from replay.store.runs import load_cells, save_run
+from replay.sweep.cells import prepare_plan
 from replay.sweep.execution import SweepResult, execute
 from replay.sweep.executors import LocalExecutor, RayExecutor
-from replay.sweep.plan import load_cells, save_run
 from replay.sweep.progress import SweepProgress
 from replay.sweep.workers import Setup
 
@@ -43,7 +43,7 @@ def sweep(server: ScriptedServer, store_path: Path, executor_name: str) -> Sweep
     plan = Plan(kind="backbone", agent=f"openai:agent@{server.base_url}",
                 agent_id=model_id(agent), instances=(STOCKROOM,), summarizers=summarizers)
     with Store.open(store_path) as store, CallCache(store_path) as cache:
-        prepared = prepare(plan, agent, lambda name: CLAUDE_CODE, store)
+        prepared = prepare_plan(plan, agent, lambda name: CLAUDE_CODE, store)
         save_run(store, "run", plan)
         setup = Setup(prepared.settings, store_path=store_path)
         executor = (RayExecutor(setup, 2) if executor_name == "ray" else LocalExecutor(setup, 2))

@@ -12,7 +12,7 @@ from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.report.tables import build
 from replay.store import Store
-from replay.sweep.plan import load_cells
+from replay.store.runs import load_cells
 
 from conftest import run_replay
 from sweep_scripts import (

@@ -24,8 +24,9 @@ from replay.judge.timeouts import TIMEOUT_FACTOR, TIMEOUT_FLOOR, derived_timeout
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 from replay.records.history import History
-from replay.store import Store
-from replay.sweep.plan import load_cells, load_run
+from replay.records.validation import Validation
+from replay.store import Store, validations
+from replay.store.runs import load_cells, load_run
 
 from agent_scripts import FIX, call
 from conftest import BACKENDS, TINY_TEST_PATCH, bash_call, run_replay, write_tiny_instance
@@ -76,10 +77,12 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_suite(tmp_path_factory.mktemp("hang"))
 
 
-def validation(store: Path) -> dict:
-    status, checks = sqlite3.connect(store).execute(
-        "SELECT status, checks FROM validations").fetchone()
-    return {"status": status, "checks": json.loads(checks)}
+def validation(store: Path) -> Validation:
+    """The one verdict the store at `store` keeps."""
+    with Store.open_read_only(store) as opened:
+        found = validations.find(opened, TINY, "local")
+    assert found is not None
+    return found
 
 
 def test_a_hang_the_agent_made_is_cut_at_the_timeout_and_marked_everywhere(
@@ -179,8 +182,8 @@ def test_validated_tests_that_hang_are_a_harness_fault_never_a_verdict(tmp_path:
     assert done.returncode == 1, done.stdout + done.stderr
     assert "the tests timed out after 2 s with the gold patch" in done.stdout
     found = validation(store)
-    assert found["status"] == "error" and found["checks"]["with_gold"]["timed_out"]
-    assert found["checks"]["without_fix"]["timed_out"] and gold_seconds(found) is None
+    assert found.status == "error" and found.checks["with_gold"]["timed_out"]
+    assert found.checks["without_fix"]["timed_out"] and gold_seconds(found) is None
     assert took < 2 * 2 + 40, took
 
 

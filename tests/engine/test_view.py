@@ -15,20 +15,24 @@ import pytest
 
 from replay.agent.loop import AgentConfig
 from replay.agent.tools import TOOLS
+from replay.core.vocab import ValidationStatus
 from replay.models.cache import CallCache, request_content
 from replay.models.client import call_key, settled
 from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Usage
 from replay.records.cell import CellId, CellResult
+from replay.records.continuation import KeptContinuation
+from replay.records.grade import Grade
 from replay.records.plan import Plan
+from replay.records.validation import Validation
 from replay.report.web.data import grid_view, read_store
 from replay.report.web.highlight import marked
 from replay.report.web.pages import page_name, render_cell, render_grid, write_site
 from replay.report.web.server import ViewServer
 from replay.report.web.traces import first_divergence, steps_of
-from replay.store import Store
+from replay.store import Store, continuations, validations
 from replay.store.artifacts import CONTINUATIONS
+from replay.store.runs import keep_cell, save_run
 from replay.store.schema import TABLES
-from replay.sweep.plan import record_cell, save_run
 
 from conftest import run_replay
 
@@ -105,8 +109,8 @@ def keep_continuation(store: Store, key: str, data: dict, resolved: bool,
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "trace.json").write_text(json.dumps(data))
     (folder / "tests.log").write_text(f"{TEST} {'PASSED' if resolved else 'FAILED'} {SCRIPT}\n")
-    store.record_continuation(key, "one", "pre" if resolved else "post", resolved,
-                              json.dumps(grade(resolved)), calls)
+    continuations.keep(store, KeptContinuation(key, "one", "pre" if resolved else "post",
+                                               resolved, Grade(**grade(resolved)), calls))
 
 
 def step_key() -> str:
@@ -125,16 +129,16 @@ def view_store(tmp_path: Path) -> Path:
     path = tmp_path / "runs" / "replay.db"
     with Store.open(path) as store:
         save_run(store, "r", PLAN)
-        store.record_validation("one", "local", "valid", [], {})
+        validations.keep(store, "local", Validation("one", ValidationStatus.VALID, []))
         keep_continuation(store, "a" * 64, PRE, True, (step_key(), "f" * 64))
         keep_continuation(store, "b" * 64, POST, False)
         store.db.execute("INSERT INTO summaries VALUES ('s1', 'one', 'm:codex', 0, ?, 0)", (
             json.dumps({"summarizer": "m:codex", "text": f"Fix /testbed/pkg/mod.py <b>{SCRIPT}",
                         "messages": None, "calls": 2, "call_keys": ["d" * 64, "e" * 64],
                         "input_tokens": 7, "output_tokens": 3, "cost": 0.0}),))
-        record_cell(store, "r", CellResult(CellId("one", "pre", "", 0), "done", True, "a" * 64,
+        keep_cell(store, "r", CellResult(CellId("one", "pre", "", 0), "done", True, "a" * 64,
                                            diagnostics={"steps": 2}))
-        record_cell(store, "r", CellResult(CellId("one", "post", "m:codex", 0), "done", False,
+        keep_cell(store, "r", CellResult(CellId("one", "post", "m:codex", 0), "done", False,
                                            "b" * 64, "s1", diagnostics={"steps": 2}))
         store.db.execute("INSERT INTO retention VALUES ('r', 'one', 'm:codex', 0, 0.5, 1, 2, "
                          "'pre', ?, 0)", (json.dumps({

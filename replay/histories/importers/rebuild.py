@@ -17,7 +17,7 @@ import copy
 import re
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from replay.agent.tools import ToolError, run_tool
@@ -33,28 +33,26 @@ from replay.histories.importers.divergences import compare
 from replay.histories.importers.editor import EditorError, EditorSession
 from replay.histories.importers.recorded import Recorded, RecordedAction
 from replay.histories.trajectories import (
-    Step,
-    Trajectory,
     context_tokens,
+    cut_history,
     diff_blocks,
     estimate_tokens,
-    keep,
-    load_trajectory,
     record_step,
-    set_context_tokens,
+    with_context_tokens,
 )
 from replay.instances.records import Instance
 from replay.judge.testrun import run_tests
 from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT, cell_timeout
 from replay.records.history import History
-from replay.store import Store
-from replay.store.artifacts import TESTS_LOG, TRAJECTORIES, keyed
+from replay.records.trajectory import Step, Trajectory
+from replay.store import Store, validations
+from replay.store.histories import keep, keep_tests_log, load_trajectory
 
 COMMAND_TIMEOUT = 120.0
 OUTPUT_LIMIT = 1_000_000
 
 
-@dataclass
+@dataclass(frozen=True)
 class Imported:
     """One imported file: its trajectory and the histories cut from it."""
 
@@ -88,13 +86,12 @@ def import_files(paths: Sequence[Path], rules: Sequence[Rule], instances: Sequen
         imported = [_import_one(path, trajectory, instance, backend, store, rules,
                                 Path(scratch), test_timeout)
                     for path, trajectory, instance in zip(paths, recorded, chosen, strict=True)]
-        for item in imported:
-            item.histories = [item.trajectory.history(rule) for rule in rules]
+        imported = [replace(item, histories=[cut_history(item.trajectory, rule)
+                                             for rule in rules]) for item in imported]
         for item in imported:
             log = Path(scratch) / f"{item.trajectory.key}.log"
             if log.is_file():
-                store.write_artifact(log.read_bytes(),
-                                     *keyed(TRAJECTORIES, item.trajectory.key), TESTS_LOG)
+                keep_tests_log(store, item.trajectory.key, log.read_bytes())
     fresh = keep(store, [h for item in imported for h in item.histories],
                  [item.trajectory for item in imported if not item.reused])
     return imported, fresh
@@ -127,7 +124,7 @@ def _import_one(path: Path, recorded: Recorded, instance: Instance, backend: Bac
     try:
         source = f"{HistorySource.IMPORTED} {recorded.format} {path.name}"
         built = rebuild(recorded, instance, env, recipe, key, source, scratch / f"{key}.log", rules,
-                        cell_timeout(test_timeout, store.validation(instance.instance_id,
+                        cell_timeout(test_timeout, validations.find(store, instance.instance_id,
                                                                     backend.name)))
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
@@ -181,17 +178,17 @@ def rebuild(recorded: Recorded, instance: Instance, env: Environment, recipe: Re
         steps.append(record_step(env, step.end, previous, [note for note in notes if note]))
         previous = steps[-1].diff
     check_tree(recorded, previous)
-    opening = _set_tokens(recorded, messages, steps)
+    opening, steps = _with_tokens(recorded, messages, steps)
     trajectory = Trajectory(key=key, instance_id=instance.instance_id,
                             base_commit=instance.base_commit, model=recorded.model,
                             source=source, messages=messages, opening_tokens=opening,
                             steps=steps, exit_reason=ExitReason.IMPORTED, resolved=None,
                             dialect=recorded.dialect)
     for rule in rules:
-        trajectory.history(rule)
+        cut_history(trajectory, rule)
     snapshots.settle(env, instance.base_commit)  # the tests see the tree alone
-    trajectory.resolved = run_tests(env, instance, recipe, log_path, test_timeout).resolved
-    return trajectory
+    return replace(trajectory,
+                   resolved=run_tests(env, instance, recipe, log_path, test_timeout).resolved)
 
 
 def check_tree(recorded: Recorded, final_diff: bytes) -> None:
@@ -235,8 +232,10 @@ def _run(env: Environment, editor: EditorSession, action: RecordedAction, messag
     return f"step {step}: {action.describe()}: {found.describe()}" if found else None
 
 
-def _set_tokens(recorded: Recorded, messages: list, steps: list[Step]) -> int:
-    """Set each step's context tokens (the next request's, else estimated); the opening's."""
+def _with_tokens(recorded: Recorded, messages: list,
+                 steps: list[Step]) -> tuple[int, list[Step]]:
+    """The opening's context tokens, and the steps with theirs (the next request's, else
+    estimated)."""
     requests = [step.input_tokens for step in recorded.steps]
-    set_context_tokens(steps, requests, messages)
-    return requests[0] or estimate_tokens(messages[:recorded.opening])
+    return (requests[0] or estimate_tokens(messages[:recorded.opening]),
+            with_context_tokens(steps, requests, messages))

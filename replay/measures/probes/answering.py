@@ -28,7 +28,7 @@ from replay.core.paths import TESTBED
 from replay.core.vocab import Arm
 from replay.measures.probes.arms import generation_count
 from replay.measures.probes.files import Probe, ProbeSet
-from replay.measures.probes.grading import Grade, grade
+from replay.measures.probes.grading import AnswerGrade, grade
 from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.transport import ModelRefused
@@ -93,7 +93,7 @@ class Answer:
     generation: int
     probe: str
     sample: int
-    grade: Grade | None = None
+    grade: AnswerGrade | None = None
     input_tokens: int | None = None
     reply: str = ""
     error: str | None = None

@@ -47,7 +47,7 @@ def read_facts(reply: str) -> dict[str, Any] | None:
 
 
 @dataclass(frozen=True)
-class Grade:
+class AnswerGrade:
     """Which fields of one answer were right; `malformed` when the reply was not the JSON asked."""
 
     fields: dict[str, bool]
@@ -62,11 +62,11 @@ class Grade:
         return all(self.fields.values())
 
 
-def grade(probe: Probe, reply: str) -> Grade:
+def grade(probe: Probe, reply: str) -> AnswerGrade:
     """Grade one reply to `probe`."""
     facts = read_facts(reply)
     if facts is None:
-        return Grade({name: False for name in probe.fields}, malformed=True)
-    return Grade({name: name in facts and same_field(probe.expected[name], facts[name],
+        return AnswerGrade({name: False for name in probe.fields}, malformed=True)
+    return AnswerGrade({name: name in facts and same_field(probe.expected[name], facts[name],
                                                      field.order_free)
                   for name, field in probe.fields.items()})

@@ -10,7 +10,6 @@ results and the model calls. Retention highlights come from the `retention` tabl
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,6 +21,8 @@ from replay.measures.runs import summarizer_means
 from replay.models.types import Message
 from replay.records.cell import CellId, CellResult
 from replay.records.outcome import Outcome
+from replay.records.retention import ScoreDetail
+from replay.records.summary import KeptSummary
 from replay.report.calls import Call, cell_calls
 from replay.report.contents import Report
 from replay.report.costs import cost_sums
@@ -29,9 +30,9 @@ from replay.report.pairs import damage_rows, damage_verdict, pairs_of, retention
 from replay.report.plots import plots
 from replay.report.tables import build, verdict
 from replay.report.web.traces import Divergence, Step, align, first_divergence, steps_of
-from replay.store import Store, summaries
-from replay.store.artifacts import CONTINUATIONS, TESTS_LOG, TRACE
-from replay.store.scores import kept_scores, score_record
+from replay.store import Store, continuations, summaries
+from replay.store.scores import detail as score_detail
+from replay.store.scores import kept_scores
 from replay.sweep.labels import could_not_run
 from replay.sweep.plan import latest_run, require_run
 
@@ -78,8 +79,8 @@ def grid_view(store: Store, run: str) -> GridView:
     pairs = pairs_of(report, report.names)
     sums = cost_sums(report.cells, report.names)["summarizer"]
     return GridView(report,
-                    {(r["instance_id"], r["summarizer"], r["seed_index"]): r["share"]
-                     for r in scores}, summarizer_means(scores),
+                    {(r.instance_id, r.summarizer, r.seed_index): r.share for r in scores},
+                    summarizer_means(scores),
                     [line for line in (damage_verdict(pairs), retention_verdict(pairs)) if line],
                     damage_rows(pairs), {row["summarizer"]: row for row in sums},
                     {name.removesuffix(".png"): base64.b64encode(data).decode()
@@ -131,8 +132,8 @@ class CellView:
     pre: Side
     post: Side
     history: list[Message] | None
-    summary: dict[str, Any] | None
-    retention: dict[str, Any] | None
+    summary: KeptSummary | None
+    retention: ScoreDetail | None
     divergence: Divergence | None
     tests: list[TestRow]
     calls: list[Call]
@@ -174,34 +175,26 @@ def _side(store: Store, arm: str, result: CellResult | None) -> Side:
     side = Side(arm, result)
     if result is None or not result.continuation:
         return side
-    folder = store.folder(CONTINUATIONS, result.continuation)
-    side.trace = _json(folder / TRACE)
-    if side.trace is not None:
+    trace = continuations.trace(store, result.continuation)
+    if trace is not None:
+        side.trace = trace.to_dict()
         side.steps = steps_of(side.trace)
-    row = store.continuation(result.continuation)
-    side.grade = json.loads(row["grade"]) if row else None
-    log = folder / TESTS_LOG
-    if log.is_file():
-        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
-        side.log_tail = "\n".join(lines[-LOG_TAIL_LINES:])
+    kept = continuations.find(store, result.continuation)
+    side.grade = kept.grade.to_dict() if kept is not None else None
+    log = continuations.tests_log(store, result.continuation)
+    if log is not None:
+        side.log_tail = "\n".join(log.splitlines()[-LOG_TAIL_LINES:])
     return side
 
 
-def _json(path: Path) -> dict[str, Any] | None:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def _summary(store: Store, post: CellResult | None) -> dict[str, Any] | None:
+def _summary(store: Store, post: CellResult | None) -> KeptSummary | None:
     if post is None or not post.summary:
         return None
-    return summaries.record(store, post.summary)
+    return summaries.find(store, post.summary)
 
 
-def _retention(store: Store, run: str, cell: CellId) -> dict[str, Any] | None:
-    return score_record(store, run, cell.instance_id, cell.summarizer, cell.seed_index)
+def _retention(store: Store, run: str, cell: CellId) -> ScoreDetail | None:
+    return score_detail(store, run, cell.instance_id, cell.summarizer, cell.seed_index)
 
 
 def _divergence(pre: Side, post: Side) -> Divergence | None:

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 
 from markupsafe import Markup, escape
 
+from replay.records.retention import ScoreDetail
+
 MAX_VALUES = 600  # longest first; a reference holds at most 40 per kind of 11
 
 
@@ -33,8 +35,7 @@ def marked(text: str, kept: Iterable[str] = (), lost: Iterable[str] = ()) -> Mar
     return Markup("").join(parts)
 
 
-def values(record: dict[str, object] | None, which: str) -> list[str]:
-    """The kept or missed values of a retention record, all kinds together."""
-    found = (record or {}).get(which) or {}
-    assert isinstance(found, dict)
+def values(detail: ScoreDetail | None, which: str) -> list[str]:
+    """The kept or missed values of a summary's score, all kinds together."""
+    found = {} if detail is None else getattr(detail, which)
     return [str(value) for kind in found.values() for value in kind]

@@ -124,10 +124,10 @@ def test_every_bundled_probe_names_its_history_and_needs_its_tool_outputs(suite:
 
 def answer(instance: str, method: str, generation: int, right: int, of: int = 2,
            tokens: int | None = 100, error: str | None = None) -> Answer:
-    from replay.measures.probes.grading import Grade
+    from replay.measures.probes.grading import AnswerGrade
 
     fields = {f"f{i}": i < right for i in range(of)}
-    return Answer(instance, method, generation, "p", 0, None if error else Grade(fields),
+    return Answer(instance, method, generation, "p", 0, None if error else AnswerGrade(fields),
                   None if error else tokens, error=error)
 
 

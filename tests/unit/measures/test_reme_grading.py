@@ -72,10 +72,10 @@ def test_missing_extra_and_malformed() -> None:
 
 
 def answer(task: str, generation: int, right: int, of: int, error: str | None = None) -> Answer:
-    from replay.measures.probes.grading import Grade
+    from replay.measures.probes.grading import AnswerGrade
 
     fields = {f"f{i}": i < right for i in range(of)}
-    return Answer(task, "s", generation, "p", 0, None if error else Grade(fields), 100,
+    return Answer(task, "s", generation, "p", 0, None if error else AnswerGrade(fields), 100,
                   error=error)
 
 

@@ -23,7 +23,7 @@ from replay.records.snapshot import Snapshot
 from replay.records.spend import Spend
 from replay.report.tables import build, diagnostics
 from replay.store import Store
-from replay.sweep.plan import load_cells, record_cell
+from replay.store.runs import keep_cell, load_cells
 
 from agent_scripts import mini_history
 from conftest import closed_port_url, make_client
@@ -44,8 +44,8 @@ def test_a_result_with_a_fault_and_a_spend_reads_back_equal(tmp_path: Path) -> N
                         seconds=2.5)
     done = CellResult(CellId("one", "pre", "", 0), CellStatus.DONE, True, "c" * 64)
     with Store.open(tmp_path / "replay.db") as store:
-        record_cell(store, "r", failed)
-        record_cell(store, "r", done)
+        keep_cell(store, "r", failed)
+        keep_cell(store, "r", done)
         loaded = load_cells(store, "r")
         stored = json.loads(store.db.execute(
             "SELECT record FROM cells WHERE arm='post'").fetchone()[0])
@@ -108,7 +108,7 @@ def test_a_cell_that_bad_input_stops_keeps_its_fault_with_the_stage(
     with Store.open(tmp_path / "replay.db") as store, CallCache(tmp_path / "replay.db") as cache:
         result = run_cell(task, Settings(spec), store, no_environment,
                           lambda wanted: make_client(wanted, cache))
-        record_cell(store, "r", result)
+        keep_cell(store, "r", result)
         loaded = load_cells(store, "r")[task.cell]
     assert result.status is CellStatus.ERROR and result.fault is not None
     assert (result.fault.kind, result.fault.name, result.fault.stage) == (
