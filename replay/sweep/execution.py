@@ -128,11 +128,11 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
     plan = prepared.plan
     outcome = SweepResult(run)
     cells = load_cells(store, run)
-    todo = pending(plan, cells) + stale_refusals(prepared, cells, store)
+    verdicts = validations(store, plan)
+    todo = pending(plan, cells) + stale_refusals(prepared, cells, verdicts, store)
     instances = list(dict.fromkeys(cell.instance_id for cell in todo))
     tests = [prepared.validation(ident) for ident in instances
-             if (found := stored_validations.find(store, ident, plan.backend)) is None
-             or found.status == ValidationStatus.ERROR]
+             if (found := verdicts.get(ident)) is None or found.status == ValidationStatus.ERROR]
     for finished in _run(executor, tests, progress, outcome):
         if finished.export is not None:
             ingest(store, cache, finished.export, plan.backend)
@@ -142,7 +142,9 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
             stored_validations.keep(store, plan.backend, verdict)
         outcome.validated.append(verdict)
         progress.validated(verdict)
-    verdicts = validations(store, plan)
+    verdicts.update({found.instance_id: stored_validations.find(store, found.instance_id,
+                                                                plan.backend)
+                     for found in outcome.validated})
     runnable = [cell for cell in todo
                 if (found := verdicts.get(cell.instance_id)) is not None
                 and found.status == ValidationStatus.VALID]
@@ -168,10 +170,10 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
 
 
 def stale_refusals(prepared: Prepared, cells: dict[CellId, CellResult],
-                   store: Store) -> list[CellId]:
+                   verdicts: dict[str, Validation | None], store: Store) -> list[CellId]:
     """Refused cells whose refusal the store no longer holds for the request the plan would
-    send now (a model's settings changed since): they run again."""
-    verdicts = validations(store, prepared.plan)
+    send now (a model's settings changed since): they run again. `verdicts`: the stored
+    verdict on each instance of the plan (`labels.validations`), read once by the caller."""
     return [cell for cell in prepared.plan.cells()
             if (found := cells.get(cell)) is not None and found.status == CellStatus.DONE
             and found.refused and kept_result(prepared.task(cell, verdicts.get(cell.instance_id)),
@@ -250,10 +252,10 @@ def estimate(prepared: Prepared, run: str, store: Store) -> Estimate:
     """The cells, model calls, tokens and cost of the plan's pending cells (nothing is run)."""
     plan = prepared.plan
     cells = load_cells(store, run)
-    todo = pending(plan, cells) + stale_refusals(prepared, cells, store)
+    verdicts = validations(store, plan)
+    todo = pending(plan, cells) + stale_refusals(prepared, cells, verdicts, store)
     found = Estimate(cells=len(plan.cells()), done=len(plan.cells()) - len(todo), kept=0,
                      to_run=0)
-    verdicts = validations(store, plan)
     for cell in todo:
         task = prepared.task(cell, verdicts.get(cell.instance_id))
         if kept_result(task, prepared.settings, store) is not None:
