@@ -40,7 +40,7 @@ from replay.store.runs import keep_cell, load_cells
 from replay.sweep.budget import Budget
 from replay.sweep.cells import Prepared
 from replay.sweep.exports import ingest
-from replay.sweep.labels import outcomes, validations
+from replay.sweep.labels import Tally, validations
 from replay.sweep.plan import pending
 from replay.sweep.workers import Finished, Task
 
@@ -149,6 +149,7 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
                 if (found := verdicts.get(cell.instance_id)) is not None
                 and found.status == ValidationStatus.VALID]
     progress.planned(len(runnable))
+    tally = Tally(plan, cells, verdicts)
     tasks = []
     for cell in runnable:
         found = lookup(prepared.task(cell, verdicts.get(cell.instance_id)), prepared.settings,
@@ -156,7 +157,7 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
         if isinstance(found, CellTask):
             tasks.append(found)
         else:
-            _record(store, run, found, cells, outcome, progress, prepared, verdicts)
+            _record(store, run, found, tally, outcome, progress)
     estimates = {task.cell: task_estimate(prepared, task, store).cost for task in tasks}
     if budget is not None:
         budget.expect(estimates)
@@ -165,7 +166,7 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
             ingest(store, cache, finished.export, plan.backend)
         assert isinstance(finished.result, CellResult)
         result = replace(finished.result, estimate=estimates.get(finished.result.cell, 0.0))
-        _record(store, run, result, cells, outcome, progress, prepared, verdicts)
+        _record(store, run, result, tally, outcome, progress)
     return outcome
 
 
@@ -203,14 +204,11 @@ def _run(executor: Executor, tasks: list[Task], progress: Progress,
                    "go on)")
 
 
-def _record(store: Store, run: str, result: CellResult, cells: dict[CellId, CellResult],
-            outcome: SweepResult, progress: Progress, prepared: Prepared,
-            verdicts: dict[str, Validation | None]) -> None:
+def _record(store: Store, run: str, result: CellResult, tally: Tally, outcome: SweepResult,
+            progress: Progress) -> None:
     keep_cell(store, run, result)
-    cells[result.cell] = result
     outcome.results.append(result)
-    labels = Counter(found.label for found in outcomes(prepared.plan, cells, verdicts).values())
-    progress.finished(result, labels)
+    progress.finished(result, tally.add(result))
 
 
 @dataclass
