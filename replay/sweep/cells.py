@@ -39,7 +39,7 @@ class ValidateTask:
     boundary: Snapshot | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Prepared:
     """A plan with what its cells need loaded: instances, histories, the agent's settings and
     each POST summarizer (its models and prompt)."""

@@ -40,7 +40,7 @@ from replay.store.runs import keep_cell, load_cells
 from replay.sweep.budget import Budget
 from replay.sweep.cells import Prepared
 from replay.sweep.exports import ingest
-from replay.sweep.labels import outcomes, validations
+from replay.sweep.labels import Tally, validations
 from replay.sweep.plan import pending
 from replay.sweep.workers import Finished, Task
 
@@ -128,11 +128,11 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
     plan = prepared.plan
     outcome = SweepResult(run)
     cells = load_cells(store, run)
-    todo = pending(plan, cells) + stale_refusals(prepared, cells, store)
+    verdicts = validations(store, plan)
+    todo = pending(plan, cells) + stale_refusals(prepared, cells, verdicts, store)
     instances = list(dict.fromkeys(cell.instance_id for cell in todo))
     tests = [prepared.validation(ident) for ident in instances
-             if (found := stored_validations.find(store, ident, plan.backend)) is None
-             or found.status == ValidationStatus.ERROR]
+             if (found := verdicts.get(ident)) is None or found.status == ValidationStatus.ERROR]
     for finished in _run(executor, tests, progress, outcome):
         if finished.export is not None:
             ingest(store, cache, finished.export, plan.backend)
@@ -142,11 +142,14 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
             stored_validations.keep(store, plan.backend, verdict)
         outcome.validated.append(verdict)
         progress.validated(verdict)
-    verdicts = validations(store, plan)
+    verdicts.update({found.instance_id: stored_validations.find(store, found.instance_id,
+                                                                plan.backend)
+                     for found in outcome.validated})
     runnable = [cell for cell in todo
                 if (found := verdicts.get(cell.instance_id)) is not None
                 and found.status == ValidationStatus.VALID]
     progress.planned(len(runnable))
+    tally = Tally(plan, cells, verdicts)
     tasks = []
     for cell in runnable:
         found = lookup(prepared.task(cell, verdicts.get(cell.instance_id)), prepared.settings,
@@ -154,7 +157,7 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
         if isinstance(found, CellTask):
             tasks.append(found)
         else:
-            _record(store, run, found, cells, outcome, progress, prepared, verdicts)
+            _record(store, run, found, tally, outcome, progress)
     estimates = {task.cell: task_estimate(prepared, task, store).cost for task in tasks}
     if budget is not None:
         budget.expect(estimates)
@@ -163,15 +166,15 @@ def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, execut
             ingest(store, cache, finished.export, plan.backend)
         assert isinstance(finished.result, CellResult)
         result = replace(finished.result, estimate=estimates.get(finished.result.cell, 0.0))
-        _record(store, run, result, cells, outcome, progress, prepared, verdicts)
+        _record(store, run, result, tally, outcome, progress)
     return outcome
 
 
 def stale_refusals(prepared: Prepared, cells: dict[CellId, CellResult],
-                   store: Store) -> list[CellId]:
+                   verdicts: dict[str, Validation | None], store: Store) -> list[CellId]:
     """Refused cells whose refusal the store no longer holds for the request the plan would
-    send now (a model's settings changed since): they run again."""
-    verdicts = validations(store, prepared.plan)
+    send now (a model's settings changed since): they run again. `verdicts`: the stored
+    verdict on each instance of the plan (`labels.validations`), read once by the caller."""
     return [cell for cell in prepared.plan.cells()
             if (found := cells.get(cell)) is not None and found.status == CellStatus.DONE
             and found.refused and kept_result(prepared.task(cell, verdicts.get(cell.instance_id)),
@@ -201,14 +204,11 @@ def _run(executor: Executor, tasks: list[Task], progress: Progress,
                    "go on)")
 
 
-def _record(store: Store, run: str, result: CellResult, cells: dict[CellId, CellResult],
-            outcome: SweepResult, progress: Progress, prepared: Prepared,
-            verdicts: dict[str, Validation | None]) -> None:
+def _record(store: Store, run: str, result: CellResult, tally: Tally, outcome: SweepResult,
+            progress: Progress) -> None:
     keep_cell(store, run, result)
-    cells[result.cell] = result
     outcome.results.append(result)
-    labels = Counter(found.label for found in outcomes(prepared.plan, cells, verdicts).values())
-    progress.finished(result, labels)
+    progress.finished(result, tally.add(result))
 
 
 @dataclass
@@ -250,10 +250,10 @@ def estimate(prepared: Prepared, run: str, store: Store) -> Estimate:
     """The cells, model calls, tokens and cost of the plan's pending cells (nothing is run)."""
     plan = prepared.plan
     cells = load_cells(store, run)
-    todo = pending(plan, cells) + stale_refusals(prepared, cells, store)
+    verdicts = validations(store, plan)
+    todo = pending(plan, cells) + stale_refusals(prepared, cells, verdicts, store)
     found = Estimate(cells=len(plan.cells()), done=len(plan.cells()) - len(todo), kept=0,
                      to_run=0)
-    verdicts = validations(store, plan)
     for cell in todo:
         task = prepared.task(cell, verdicts.get(cell.instance_id))
         if kept_result(task, prepared.settings, store) is not None:

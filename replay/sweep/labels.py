@@ -15,6 +15,7 @@ the cost a user of that summarizer bears. Either way the pair says so in `Outcom
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -57,6 +58,33 @@ def outcomes(plan: Plan, cells: dict[CellId, CellResult],
                 instance, summarizer, cells, validations.get(instance),
                 (instance, summarizer) in confirming)
     return result
+
+
+class Tally:
+    """The pairs' labels counted as cells arrive: a cell's result re-labels only the pairs it
+    belongs to (a PRE: its instance's pairs; a POST: its own), not the whole plan."""
+
+    def __init__(self, plan: Plan, cells: dict[CellId, CellResult],
+                 validations: dict[str, Validation | None]) -> None:
+        self.plan, self.cells, self.validations = plan, cells, validations
+        self.confirming = set(plan.confirm)
+        self.pairs = outcomes(plan, cells, validations)
+        self.labels: Counter[str] = Counter(found.label for found in self.pairs.values())
+
+    def add(self, result: CellResult) -> Counter[str]:
+        """Record `result` among the cells; the labels of all the plan's pairs now."""
+        cell = result.cell
+        self.cells[cell] = result
+        for summarizer in self.plan.summarizers if cell.arm == Arm.PRE else (cell.summarizer,):
+            pair = (cell.instance_id, summarizer)
+            if pair not in self.pairs:
+                continue
+            self.labels[self.pairs[pair].label] -= 1
+            self.pairs[pair] = _outcome(cell.instance_id, summarizer, self.cells,
+                                        self.validations.get(cell.instance_id),
+                                        pair in self.confirming)
+            self.labels[self.pairs[pair].label] += 1
+        return +self.labels
 
 
 def _outcome(instance: str, summarizer: str, cells: dict[CellId, CellResult],
