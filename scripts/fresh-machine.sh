@@ -17,7 +17,7 @@
 # one, so that bubblewrap can mount a fresh /proc for each command's PID namespace.
 # Only this machine's network settings go in (its CA bundle and pip/uv index and proxy variables):
 # what a user's machine would have. Needs root, a Docker Engine (scripts/docker-engine.sh) and a
-# reachable Debian mirror and PyPI. Takes about 30 minutes (--first: about 5).
+# reachable Debian mirror and PyPI. Takes about 35 minutes on two cores (--first: about 5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
