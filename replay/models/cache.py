@@ -22,8 +22,8 @@ from typing import Any
 
 from replay.core.digest import digest
 from replay.models.transport import ModelRefused
-from replay.models.types import ChatRequest, ChatResponse, ModelSpec
-from replay.records.reply import Refusal
+from replay.models.types import ChatRequest, ModelSpec
+from replay.records.reply import ChatResponse, Refusal
 from replay.store.calls import Asked, CallTable
 
 

@@ -19,7 +19,8 @@ from replay.models.retry import (
     retry_call,
 )
 from replay.models.transport import ModelRefused
-from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Provider
+from replay.models.types import ChatRequest, ModelSpec, Provider
+from replay.records.reply import ChatResponse
 from replay.records.spend import Spend
 
 logger = logging.getLogger(__name__)

@@ -15,9 +15,10 @@ from typing import Any
 from replay.models.cache import CallCache, cache_key, refusal_key, request_content
 from replay.models.client import settled
 from replay.models.transport import ModelRefused
-from replay.models.types import ChatRequest, ChatResponse, ModelSpec
+from replay.models.types import ChatRequest, ModelSpec
 from replay.records.cell import CellResult
 from replay.records.continuation import KeptContinuation
+from replay.records.reply import ChatResponse
 from replay.records.summary import KeptSummary
 from replay.records.validation import Validation
 from replay.store import Store, continuations, summaries, validations

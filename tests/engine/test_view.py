@@ -18,11 +18,12 @@ from replay.agent.tools import TOOLS
 from replay.core.vocab import ValidationStatus
 from replay.models.cache import CallCache, request_content
 from replay.models.client import call_key, settled
-from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Usage
+from replay.models.types import ChatRequest, ModelSpec
 from replay.records.cell import CellId, CellResult
 from replay.records.continuation import KeptContinuation
 from replay.records.grade import Grade
 from replay.records.plan import Plan
+from replay.records.reply import ChatResponse, Usage
 from replay.records.validation import Validation
 from replay.report.web.data import grid_view, read_store
 from replay.report.web.highlight import marked

@@ -32,11 +32,12 @@ from replay.measures.probes.grading import AnswerGrade, grade
 from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.transport import ModelRefused
-from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec
+from replay.models.types import ChatRequest, Message, ModelSpec
 from replay.pipeline.cell import CellTask
 from replay.pipeline.summary import summary_of
 from replay.records.cell import CellId
 from replay.records.history import History
+from replay.records.reply import ChatResponse
 from replay.store import Store
 
 FULL = "full"
