@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from replay.agent.tools import TOOLS
@@ -85,7 +85,7 @@ class Context:
     length: dict[str, Any] = field(default_factory=dict)  # see `probes.ceiling.measure`
 
 
-@dataclass
+@dataclass(frozen=True)
 class Answer:
     """One answer to one probe in one context, graded; `error` when it could not be had."""
 
@@ -232,16 +232,13 @@ def _why(exc: Exception) -> str:
 
 def _answer(context: Context, probe: Probe, sample: int,
             replies: dict[str, ChatResponse | str]) -> Answer:
-    answer = Answer(context.instance_id, context.method, context.generation, probe.id, sample)
+    asked = Answer(context.instance_id, context.method, context.generation, probe.id, sample)
     if context.messages is None:
-        answer.error = context.error
-        return answer
+        return replace(asked, error=context.error)
     reply = replies[_identity(answer_request(context.messages, probe), sample)]
     if isinstance(reply, str):
-        answer.error = reply
-        return answer
+        return replace(asked, error=reply)
     content = reply.message.get("content")
-    answer.reply = content if isinstance(content, str) else ""
-    answer.grade = grade(probe, answer.reply)
-    answer.input_tokens = reply.usage.input_tokens
-    return answer
+    text = content if isinstance(content, str) else ""
+    return replace(asked, grade=grade(probe, text), input_tokens=reply.usage.input_tokens,
+                   reply=text)
