@@ -3,9 +3,10 @@ request's content, and the requests a server refused for their content.
 
 `CallTable` is the writers' side (`replay.models.cache.CallCache` builds on it): one connection
 that any thread may use, one at a time; it takes and gives `ChatResponse` and `Refusal`
-records, with the request's content kept beside them. The readers' side (`kept_calls`: what the
-calls of a cell used, by the keys its records carry, as `CallUsage`; `seconds_total`) reads a
-store opened any way. What the key and the request's content hold is the models' business.
+records, and the `CallRequest` each answers (its content kept beside them). The readers' side
+(`kept_calls`: what the calls of a cell used, by the keys its records carry, as `CallUsage`;
+`seconds_total`) reads a store opened any way. What the key and the request's content hold
+is the models' business.
 """
 
 from __future__ import annotations
@@ -16,24 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from replay.core.digest import canonical_json
-from replay.records.reply import ChatResponse, Refusal
+from replay.records.reply import CallRequest, ChatResponse, Refusal
 from replay.store.database import Store
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Asked:
-    """Who a call asked: the model's alias, its provider and its name there."""
-
-    alias: str
-    provider: str
-    model: str
 
 
 @dataclass(frozen=True)
@@ -83,18 +74,18 @@ class CallTable:
             return None
         return response.model_copy(update={"from_cache": True})
 
-    def put(self, key: str, asked: Asked, content: dict[str, Any],
-            response: ChatResponse) -> None:
-        """Keep one call (the `content` of its request and its reply) in one statement,
-        replacing any with the same key."""
+    def put(self, key: str, request: CallRequest, response: ChatResponse) -> None:
+        """Keep one call (its request's content and its reply) in one statement, replacing any
+        with the same key."""
         usage = response.usage
         with self._lock:
             self._store.db.execute(
                 f"INSERT OR REPLACE INTO model_calls ({_COLUMNS}) VALUES ({', '.join('?' * 14)})",
-                (key, asked.alias, asked.provider, asked.model, content["seed_index"],
-                 canonical_json(content), response.model_dump_json(exclude={"from_cache"}),
-                 usage.input_tokens, usage.output_tokens, usage.cached_tokens, response.cost,
-                 _now(), response.latency, usage.cache_write_tokens))
+                (key, request.alias, request.provider, request.model, request.seed_index,
+                 canonical_json(request.content()),
+                 response.model_dump_json(exclude={"from_cache"}), usage.input_tokens,
+                 usage.output_tokens, usage.cached_tokens, response.cost, _now(),
+                 response.latency, usage.cache_write_tokens))
 
     def refusal(self, key: str) -> Refusal | None:
         """The refusal kept under `key`, if any."""
@@ -103,15 +94,13 @@ class CallTable:
                                          "WHERE key = ?", (key,)).fetchone()
         return None if row is None else Refusal(row[0], bool(row[1]), row[2])
 
-    def keep_refusal(self, key: str, alias: str, content: dict[str, Any],
-                     refused: Refusal) -> None:
-        """Keep a refusal of the request with this `content` in one statement, replacing any
-        with the same key."""
+    def keep_refusal(self, key: str, request: CallRequest, refused: Refusal) -> None:
+        """Keep a refusal of `request` in one statement, replacing any with the same key."""
         with self._lock:
             self._store.db.execute(
                 "INSERT OR REPLACE INTO model_refusals VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key, alias, refused.status, int(refused.context), refused.message,
-                 canonical_json(content), _now()))
+                (key, request.alias, refused.status, int(refused.context), refused.message,
+                 canonical_json(request.content()), _now()))
 
     def close(self) -> None:
         """Close the connection."""

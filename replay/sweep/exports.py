@@ -10,15 +10,14 @@ validation and its logs. The driver alone writes the run's store (`ingest`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
-from replay.models.cache import CallCache, cache_key, refusal_key, request_content
+from replay.models.cache import CallCache, call_request, refusal_key, request_key
 from replay.models.client import settled
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ModelSpec
 from replay.records.cell import CellResult
 from replay.records.continuation import KeptContinuation
-from replay.records.reply import ChatResponse
+from replay.records.reply import CallRequest, ChatResponse
 from replay.records.summary import KeptSummary
 from replay.records.validation import Validation
 from replay.store import Store, continuations, summaries, validations
@@ -37,22 +36,20 @@ class Called:
 
 @dataclass(frozen=True)
 class KeptCall:
-    """A model call's row of the call cache: its key, model, request content and reply."""
+    """A model call's row of the call cache: its key, request and reply."""
 
     key: str
-    spec: ModelSpec
-    content: dict[str, Any]
+    request: CallRequest
     response: ChatResponse
 
 
 @dataclass(frozen=True)
 class KeptRefusal:
-    """A refused request's row of the call cache: its key, model, request content and what the
-    server said."""
+    """A refused request's row of the call cache: its key, the request and what the server
+    said."""
 
     key: str
-    spec: ModelSpec
-    content: dict[str, Any]
+    request: CallRequest
     status: int
     context: bool
     message: str
@@ -75,13 +72,13 @@ def cell_export(store: Store, result: CellResult, calls: list[Called]) -> Export
     replies: list[KeptCall] = []
     refusals: list[KeptRefusal] = []
     for call in calls:
-        content = request_content(call.spec, settled(call.spec, call.request, call.seed_index),
-                                  call.seed_index)
+        asked = call_request(call.spec, settled(call.spec, call.request, call.seed_index),
+                             call.seed_index)
         if isinstance(call.reply, ModelRefused):
-            refusals.append(KeptRefusal(refusal_key(content), call.spec, content,
-                                        call.reply.status, call.reply.context, str(call.reply)))
+            refusals.append(KeptRefusal(refusal_key(asked), asked, call.reply.status,
+                                        call.reply.context, str(call.reply)))
         else:
-            replies.append(KeptCall(cache_key(content), call.spec, content, call.reply))
+            replies.append(KeptCall(request_key(asked), asked, call.reply))
     kept = summaries.find(store, result.summary) if result.summary else None
     key = result.continuation
     return Export(continuations.find(store, key) if key else None,
@@ -102,9 +99,9 @@ def ingest(store: Store, cache: CallCache, export: Export, backend: str) -> None
     `backend`)."""
     store.write_artifacts(export.artifacts)
     for call in export.calls:
-        cache.put(call.key, call.spec, call.content, call.response)
+        cache.put(call.key, call.request, call.response)
     for refusal in export.refusals:
-        cache.keep_refusal(refusal.key, refusal.spec, refusal.content,
+        cache.keep_refusal(refusal.key, refusal.request,
                            ModelRefused(refusal.message, refusal.status, refusal.context))
     if export.summary is not None:
         summaries.keep(store, *export.summary)

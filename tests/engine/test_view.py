@@ -16,7 +16,7 @@ import pytest
 from replay.agent.loop import AgentConfig
 from replay.agent.tools import TOOLS
 from replay.core.vocab import ValidationStatus
-from replay.models.cache import CallCache, request_content
+from replay.models.cache import CallCache, call_request
 from replay.models.client import call_key, settled
 from replay.models.types import ChatRequest, ModelSpec
 from replay.records.cell import CellId, CellResult
@@ -149,9 +149,9 @@ def view_store(tmp_path: Path) -> Path:
     config = AgentConfig()
     request = ChatRequest(messages=PRE["messages"][:len(HISTORY)], tools=TOOLS,
                           temperature=config.temperature, max_tokens=config.max_tokens)
-    content = request_content(AGENT, settled(AGENT, request, 0), 0)
+    asked = call_request(AGENT, settled(AGENT, request, 0), 0)
     with CallCache(path) as cache:
-        cache.put(step_key(), AGENT, content, ChatResponse(
+        cache.put(step_key(), asked, ChatResponse(
             message=PRE["messages"][len(HISTORY)], cost=0.0123,
             usage=Usage(input_tokens=1234, output_tokens=56, cached_tokens=789)))
     return path
