@@ -18,9 +18,12 @@ One repository per stored concept, records in and records out (`replay.records`)
     recipe_checks.py  recipe checks: `RowCheck`
 
 Every stored JSON names its format and version (`replay.records.stored`). No SQL is written,
-`sqlite3` is not imported, and no stored JSON is read outside this package; a stage is given
-the paths it writes a running continuation's or collection's files to (`continuations.paths`,
-`histories.collection_paths`), and nothing else of the artifacts' layout.
+`sqlite3` is not imported, and no stored JSON is read outside this package. No path of the
+store is seen above it either: a stage that writes as it runs holds a `Spool`
+(`continuations.writer`, `histories.collection_writer`) or a log keeper
+(`validations.test_log`), and a record's files travel to another store packed (`Files`). What
+`Store` names with an underscore (its connection, its artifact folder) is private to this
+package.
 """
 
 from replay.store.database import Store

@@ -63,8 +63,8 @@ class CallTable:
     def reply(self, key: str) -> ChatResponse | None:
         """The reply kept under `key`, marked `from_cache`; None on a miss or a corrupt row."""
         with self._lock:
-            row = self._store.db.execute("SELECT response_json FROM model_calls WHERE key = ?",
-                                         (key,)).fetchone()
+            row = self._store._db.execute("SELECT response_json FROM model_calls WHERE key = ?",
+                                          (key,)).fetchone()
         if row is None:
             return None
         try:
@@ -79,7 +79,7 @@ class CallTable:
         with the same key."""
         usage = response.usage
         with self._lock:
-            self._store.db.execute(
+            self._store._db.execute(
                 f"INSERT OR REPLACE INTO model_calls ({_COLUMNS}) VALUES ({', '.join('?' * 14)})",
                 (key, request.alias, request.provider, request.model, request.seed_index,
                  canonical_json(request.content()),
@@ -90,14 +90,14 @@ class CallTable:
     def refusal(self, key: str) -> Refusal | None:
         """The refusal kept under `key`, if any."""
         with self._lock:
-            row = self._store.db.execute("SELECT status, context, message FROM model_refusals "
-                                         "WHERE key = ?", (key,)).fetchone()
+            row = self._store._db.execute("SELECT status, context, message FROM model_refusals "
+                                          "WHERE key = ?", (key,)).fetchone()
         return None if row is None else Refusal(row[0], bool(row[1]), row[2])
 
     def keep_refusal(self, key: str, request: CallRequest, refused: Refusal) -> None:
         """Keep a refusal of `request` in one statement, replacing any with the same key."""
         with self._lock:
-            self._store.db.execute(
+            self._store._db.execute(
                 "INSERT OR REPLACE INTO model_refusals VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (key, request.alias, refused.status, int(refused.context), refused.message,
                  canonical_json(request.content()), _now()))
@@ -116,13 +116,13 @@ def kept_calls(store: Store, keys: Sequence[str]) -> dict[str, CallUsage]:
     for start in range(0, len(keys), _BATCH):
         batch = list(keys[start:start + _BATCH])
         marks = ", ".join("?" * len(batch))
-        found.update((row[0], CallUsage(*row)) for row in store.db.execute(
+        found.update((row[0], CallUsage(*row)) for row in store._db.execute(
             f"SELECT {_USAGE} FROM model_calls WHERE key IN ({marks})", batch))
     return found
 
 
 def seconds_total(store: Store) -> tuple[float, int]:
     """The seconds every kept call took (unmeasured ones count 0), and how many calls."""
-    total, count = store.db.execute(
+    total, count = store._db.execute(
         "SELECT COALESCE(SUM(seconds), 0), COUNT(*) FROM model_calls").fetchone()
     return float(total), int(count)

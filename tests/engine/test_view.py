@@ -24,14 +24,16 @@ from replay.records.continuation import KeptContinuation
 from replay.records.grade import Grade
 from replay.records.plan import Plan
 from replay.records.reply import ChatResponse, Usage
+from replay.records.retention import KeptScore, ScoreDetail
+from replay.records.summary import KeptSummary, Summary
+from replay.records.trace import Trace
 from replay.records.validation import Validation
 from replay.report.web.data import grid_view, read_store
 from replay.report.web.highlight import marked
 from replay.report.web.pages import page_name, render_cell, render_grid, write_site
 from replay.report.web.server import ViewServer
 from replay.report.web.traces import first_divergence, steps_of
-from replay.store import Store, continuations, validations
-from replay.store.artifacts import CONTINUATIONS
+from replay.store import Store, continuations, scores, summaries, validations
 from replay.store.runs import keep_cell, save_run
 from replay.store.schema import TABLES
 
@@ -106,10 +108,9 @@ def grade(resolved: bool) -> dict:
 
 def keep_continuation(store: Store, key: str, data: dict, resolved: bool,
                       calls: tuple[str, ...] = ()) -> None:
-    folder = store.folder(CONTINUATIONS, key)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "trace.json").write_text(json.dumps(data))
-    (folder / "tests.log").write_text(f"{TEST} {'PASSED' if resolved else 'FAILED'} {SCRIPT}\n")
+    writer = continuations.writer(store, key)
+    writer.trace(Trace.from_dict(data))
+    writer.tests_log(f"{TEST} {'PASSED' if resolved else 'FAILED'} {SCRIPT}\n")
     continuations.keep(store, KeptContinuation(key, "one", "pre" if resolved else "post",
                                                resolved, Grade(**grade(resolved)), calls))
 
@@ -133,19 +134,16 @@ def view_store(tmp_path: Path) -> Path:
         validations.keep(store, "local", Validation("one", ValidationStatus.VALID, []))
         keep_continuation(store, "a" * 64, PRE, True, (step_key(), "f" * 64))
         keep_continuation(store, "b" * 64, POST, False)
-        store.db.execute("INSERT INTO summaries VALUES ('s1', 'one', 'm:codex', 0, ?, 0)", (
-            json.dumps({"summarizer": "m:codex", "text": f"Fix /testbed/pkg/mod.py <b>{SCRIPT}",
-                        "messages": None, "calls": 2, "call_keys": ["d" * 64, "e" * 64],
-                        "input_tokens": 7, "output_tokens": 3, "cost": 0.0}),))
+        summaries.keep(store, "s1", KeptSummary("one", 0, "m:codex", Summary(
+            "m:codex", f"Fix /testbed/pkg/mod.py <b>{SCRIPT}", input_tokens=7, output_tokens=3,
+            calls=("d" * 64, "e" * 64)), requests=2))
         keep_cell(store, "r", CellResult(CellId("one", "pre", "", 0), "done", True, "a" * 64,
                                            diagnostics={"steps": 2}))
         keep_cell(store, "r", CellResult(CellId("one", "post", "m:codex", 0), "done", False,
                                            "b" * 64, "s1", diagnostics={"steps": 2}))
-        store.db.execute("INSERT INTO retention VALUES ('r', 'one', 'm:codex', 0, 0.5, 1, 2, "
-                         "'pre', ?, 0)", (json.dumps({
-                             "share": 0.5, "found": 1, "size": 2,
-                             "kept": {"path": ["/testbed/pkg/mod.py"]},
-                             "missed": {"error_type": ["ValueError"]}}),))
+        scores.replace(store, "r", [ScoreDetail(
+            KeptScore("one", "m:codex", 0, 0.5, 1, 2, "pre"),
+            kept={"path": ["/testbed/pkg/mod.py"]}, missed={"error_type": ["ValueError"]})])
     config = AgentConfig()
     request = ChatRequest(messages=PRE["messages"][:len(HISTORY)], tools=TOOLS,
                           temperature=config.temperature, max_tokens=config.max_tokens)
