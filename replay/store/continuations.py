@@ -31,7 +31,7 @@ def writer(store: Store, key: str) -> Spool:
 def keep(store: Store, kept: KeptContinuation) -> None:
     """Keep a graded continuation (its files are written already) with its steps' call keys,
     in one transaction."""
-    with store.transaction() as db:
+    with store._transaction() as db:
         db.execute("INSERT OR REPLACE INTO continuations VALUES (?, ?, ?, ?, ?, ?)",
                    (kept.key, kept.instance_id, kept.arm, int(kept.passed),
                     json.dumps(stamped(FORMAT, SCHEMA, kept.grade.to_dict())), time.time()))

@@ -162,7 +162,7 @@ class Store:
         self.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: all of its rows are written, or none."""
         self._db.execute("BEGIN IMMEDIATE")
         try:

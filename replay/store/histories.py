@@ -72,7 +72,7 @@ def keep(store: Store, histories: Sequence[History],
              if not has_history(store, history.content_id())}
     files = [(history, _write_history(store, history)) for history in fresh.values()]
     now = time.time  # each row its own time: histories list oldest first
-    with store.transaction() as db:
+    with store._transaction() as db:
         db.executemany("INSERT OR REPLACE INTO trajectories VALUES "
                        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        [(t.key, t.instance_id, t.model, t.source, len(t.steps), t.exit_reason,

@@ -21,7 +21,7 @@ _DETAIL = ("kept", "missed", "path_forms", "literal_share", "limits", "summary_c
 def replace(store: Store, run: str, details: Sequence[ScoreDetail]) -> None:
     """Replace run `run`'s scores with `details`, all in one transaction."""
     now = time.time()
-    with store.transaction() as db:
+    with store._transaction() as db:
         db.execute("DELETE FROM retention WHERE run=?", (run,))
         db.executemany("INSERT INTO retention VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             (run, kept.score.instance_id, kept.score.summarizer, kept.score.seed_index,
