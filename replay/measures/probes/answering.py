@@ -71,9 +71,10 @@ class Inputs:
         return self.cell_task(CellId(instance_id, Arm.POST, method, generation))
 
 
-@dataclass
+@dataclass(frozen=True)
 class Context:
-    """What one method gives one history in one generation, or why it could not."""
+    """What one method gives one history in one generation, or why it could not; `length` is
+    filled in by `probes.ceiling.measure`, which returns new records."""
 
     instance_id: str
     method: str
@@ -160,22 +161,16 @@ def _summary_context(inputs: Inputs, store: Store, clients: Callable[[ModelSpec]
         summarized = summary_of(task.summarizer, task.history, task.cell.seed_index, store,
                                 clients)
     except HarnessError as exc:
-        context.error = f"summary: {_why(exc)}"
-        return context
+        return replace(context, error=f"summary: {_why(exc)}")
     summary = summarized.summary
     if summary is None:  # a refusal is a failed summary, never a halt
-        context.error = f"summary: refused: {summarized.refused}"
-        return context
-    context.summary = summarized.key
-    context.details = summary.details
+        return replace(context, error=f"summary: refused: {summarized.refused}")
+    context = replace(context, summary=summarized.key, details=summary.details)
     if summary.invalid:  # the method's own failure (H over its allowance): zero, no fallback
-        context.error = f"summary: invalid: {summary.invalid}"
-        return context
-    context.messages = post_messages(summary, task.history.messages,
-                                     task.instance.problem_statement, TESTBED,
-                                     inputs.carrier,
-                                     task.summarizer.prompt)
-    return context
+        return replace(context, error=f"summary: invalid: {summary.invalid}")
+    return replace(context, messages=post_messages(summary, task.history.messages,
+                                                   task.instance.problem_statement, TESTBED,
+                                                   inputs.carrier, task.summarizer.prompt))
 
 
 def probe_message(probe: Probe) -> Message:
