@@ -4,7 +4,7 @@
     schema.py         every table, and the one `SCHEMA_VERSION`
     migrations.py     the steps that bring an older store to this schema
     checks.py         what a file must be to be used as a store
-    artifacts.py      where a record's files are, and the one atomic write of them
+    artifacts.py      where a record's files are, the one atomic write of them, `Spool`, `Files`
 
 One repository per stored concept, records in and records out (`replay.records`):
 
@@ -13,7 +13,8 @@ One repository per stored concept, records in and records out (`replay.records`)
     continuations.py  graded continuations, their traces and logs: `KeptContinuation`, `Trace`
     validations.py    the verdict on each instance: `Validation`, written here alone
     histories.py      histories and trajectories: `History`, `Trajectory`, `StoredHistory`
-    calls.py          model calls and refusals: `ChatResponse`, `Refusal`, `CallUsage`
+    calls.py          model calls and refusals: `CallRequest`, `ChatResponse`, `Refusal`, ...
+                      (`CallUsage`)
     scores.py         retention scores: `KeptScore`, `ScoreDetail`
     recipe_checks.py  recipe checks: `RowCheck`
 
