@@ -13,8 +13,8 @@ One repository per stored concept, records in and records out (`replay.records`)
     continuations.py  graded continuations, their traces and logs: `KeptContinuation`, `Trace`
     validations.py    the verdict on each instance: `Validation`, written here alone
     histories.py      histories and trajectories: `History`, `Trajectory`, `StoredHistory`
-    calls.py          model calls and refusals: `CallRequest`, `ChatResponse`, `Refusal`, ...
-                      (`CallUsage`)
+    calls.py          model calls and refusals: `CallRequest`, `ChatResponse`, `Refusal`,
+                      `CallUsage`
     scores.py         retention scores: `KeptScore`, `ScoreDetail`
     recipe_checks.py  recipe checks: `RowCheck`
 
