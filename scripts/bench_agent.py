@@ -69,10 +69,11 @@ def main() -> int:
             scripted = ScriptedModel(Script(turns, model="scripted"))
             timed = TimedModel(scripted)
             with ModelClient(scripted.spec, cache, provider=timed) as client:  # type: ignore[arg-type]
+                kept = Path(scratch) / f"trace-{run}.json"  # saved each step, as a cell does
                 start = time.perf_counter()
                 trace = run_agent(client, env, history.messages,
                                   AgentConfig(max_steps=args.steps),
-                                  Path(scratch) / f"trace-{run}.json", seed_index=run)
+                                  lambda found, path=kept: found.save(path), seed_index=run)
                 wall = time.perf_counter() - start
             tools = sum(action.seconds for action in trace.actions)
             engine = wall - tools - timed.seconds

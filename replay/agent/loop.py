@@ -12,7 +12,6 @@ import copy
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from replay.agent import dialects
 from replay.agent.dialects.base import Dialect
@@ -51,7 +50,7 @@ def task_messages(problem_statement: str, workdir: str) -> list[Message]:
 
 
 def run_agent(model: Model, env: Environment, messages: list[Message], config: AgentConfig,
-              trace_path: Path | None = None, seed_index: int = 0,
+              keep: Callable[[Trace], None] | None = None, seed_index: int = 0,
               on_step: Callable[[Trace], None] | None = None,
               dialect: str = ActionFormat.TOOL_CALLS) -> Trace:
     """Continue from `messages` for at most `config.max_steps` steps, speaking `dialect`
@@ -64,7 +63,8 @@ def run_agent(model: Model, env: Environment, messages: list[Message], config: A
     naming the agent's request when a model call failed; it is never reported as a finished
     run (a step the harness broke in keeps its response, not its actions). `on_step`, if
     given, is called with the trace after every step, its tool calls done (Phase A collection
-    snapshots the tree there).
+    snapshots the tree there); `keep`, if given, keeps it after every step and at the end
+    (the store's `Spool.trace`: a killed run leaves its last step's trace).
     """
     speaking = dialects.dialect(dialect)
     trace = Trace(messages=speaking.spoken(copy.deepcopy(messages)),
@@ -78,8 +78,8 @@ def run_agent(model: Model, env: Environment, messages: list[Message], config: A
             trace = replace(trace, seconds=time.monotonic() - started)
             if on_step is not None:
                 on_step(trace)
-            if trace_path is not None:
-                trace.save(trace_path)
+            if keep is not None:
+                keep(trace)
         if trace.exit_reason == ExitReason.RUNNING:
             trace = trace.ended(ExitReason.STEP_LIMIT)
     except ModelRefused as exc:
@@ -89,8 +89,8 @@ def run_agent(model: Model, env: Environment, messages: list[Message], config: A
         fault = Fault.of(exc, "agent request" if call else "")
         trace = trace.ended(ExitReason.ERROR, f"{type(exc).__name__}: {fault.detail}", fault)
     trace = replace(trace, seconds=time.monotonic() - started)
-    if trace_path is not None:
-        trace.save(trace_path)
+    if keep is not None:
+        keep(trace)
     return trace
 
 

@@ -151,6 +151,6 @@ def _ran(task: CellTask, result: CellResult, store: Store) -> CellRun:
     if result.summary:
         summary = summaries.summary(store, result.summary)
         chars = len(summary.text) if summary is not None else 0
-    trace = (continuations.paths(store, result.continuation).trace
+    trace = (continuations.trace_file(store, result.continuation)
              if result.continuation and result.status != CellStatus.ERROR else None)
     return CellRun(task.cell, result, chars, trace)

@@ -170,7 +170,7 @@ def probe(options: ProbeOptions, run: str | None = None, selection: Selection = 
             try:
                 contexts = build_contexts(inputs, store, clients, options.generations,
                                           every_arm=bool(options.study_arms))
-                measure(contexts, inputs.histories, inputs.probes)
+                contexts, _ = measure(contexts, inputs.histories, inputs.probes)
                 answers = answer_all(inputs, contexts, clients(answering), options.answers,
                                      options.workers)
             finally:

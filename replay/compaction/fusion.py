@@ -29,7 +29,8 @@ from typing import Any
 
 from replay.compaction import qwen_tokens
 from replay.compaction.transcript import call_arguments, call_name, message_text, tool_calls
-from replay.models.types import ChatRequest, ChatResponse, Message, Model
+from replay.models.types import ChatRequest, Message, Model
+from replay.records.reply import ChatResponse
 
 FUSION_VERSION = 2  # part of a fused summary's identity: bump when rendering or budgets change
 # (2: budgets in Qwen tokens)

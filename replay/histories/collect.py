@@ -32,7 +32,7 @@ from replay.models.types import Model
 from replay.records.trace import Trace
 from replay.records.trajectory import Step, Trajectory
 from replay.store import Store, validations
-from replay.store.histories import collection_paths, keep, keep_grade, load_trajectory
+from replay.store.histories import collection_writer, keep, keep_grade, load_trajectory
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
     kept = load_trajectory(store, key)
     if kept is not None:
         return Collected(instance.instance_id, kept, reused=True)
-    paths = collection_paths(store, key)
+    writer = collection_writer(store, key)
     try:
         recipe = load_recipe(instance, mirrors=backend.mirrors)
         env = backend.start(instance, recipe)
@@ -106,12 +106,12 @@ def collect_trajectory(instance: Instance, backend: Backend, model: Model, agent
         env.restore(base)
         recorder = _StepRecorder(env, base.diff)
         messages = task_messages(instance.problem_statement, TESTBED)
-        trace = run_agent(model, env, messages, config, paths.trace, seed_index,
+        trace = run_agent(model, env, messages, config, writer.trace, seed_index,
                           on_step=recorder)
         if trace.exit_reason == ExitReason.ERROR:
             return Collected(instance.instance_id, None, trace.error)
         snapshots.settle(env, instance.base_commit)  # the tests see the tree alone
-        grade = run_tests(env, instance, recipe, paths.tests_log, cell_timeout(
+        grade = run_tests(env, instance, recipe, writer.tests_log, cell_timeout(
             test_timeout, validations.find(store, instance.instance_id, backend.name)))
     except HarnessError as exc:
         return Collected(instance.instance_id, None, f"{type(exc).__name__}: {exc}")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,6 +24,14 @@ from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT
 from replay.records.grade import Grade
 
 TEST_PATCH_PATH = ".git/replay-test.patch"
+# Keeps a test log: given its text, writes it and returns where it is (the grade's `log_path`).
+# The store gives one for the logs it keeps (`Spool.tests_log`, `validations.test_log`).
+LogKeeper = Callable[[str], str]
+
+
+def log_file(path: Path) -> LogKeeper:
+    """Keep a test log in the file at `path` (a scratch file of the caller's), atomically."""
+    return lambda text: str(write_atomic(path, text))
 
 
 def row_test_command(instance: Instance) -> str | None:
@@ -78,9 +87,10 @@ def eval_script(instance: Instance, recipe: Recipe) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_tests(env: Environment, instance: Instance, recipe: Recipe, log_path: Path,
+def run_tests(env: Environment, instance: Instance, recipe: Recipe, keep_log: LogKeeper,
               timeout: float = DEFAULT_TEST_TIMEOUT) -> Grade:
-    """Run the instance's tests on the environment's current tree, save the log, and grade it.
+    """Run the instance's tests on the environment's current tree, keep the log (`keep_log`),
+    and grade it.
 
     The files test_patch touches are reset to the base commit before the patch is applied and
     again after the run; every other file stays as the agent left it.
@@ -91,7 +101,6 @@ def run_tests(env: Environment, instance: Instance, recipe: Recipe, log_path: Pa
     result = env.exec(eval_script(instance, recipe), timeout=timeout, output_limit=5_000_000,
                       input=instance.test_patch.encode())
     text = result.output + (f"\n{TIMED_OUT} after {timeout:g} s\n" if result.timed_out else "")
-    write_atomic(log_path, text)
-    return replace(grade_log(instance, text), log_path=str(log_path), duration=result.duration,
+    return replace(grade_log(instance, text), log_path=keep_log(text), duration=result.duration,
                    timed_out=result.timed_out, timeout=timeout)
 

@@ -95,7 +95,7 @@ def _check(instance: Instance, recipe: Recipe, env: Environment, store: Store,
            timeout: float) -> Validation:
     base = snapshots.at_base(env, instance.base_commit)
 
-    logs = functools.partial(validations.log_path, store, instance.instance_id)
+    logs = functools.partial(validations.test_log, store, instance.instance_id)
     mark = time.monotonic()
     env.restore(base)
     before = run_tests(env, instance, recipe, logs("test_patch_only.log"), timeout)

@@ -21,7 +21,8 @@ from typing import Any
 from replay.core.errors import InputError
 from replay.models.keys import api_key
 from replay.models.transport import JsonTransport, malformed
-from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec, Tool, Usage
+from replay.models.types import ChatRequest, Message, ModelSpec, Tool
+from replay.records.reply import ChatResponse, Usage
 
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 8192  # the API requires max_tokens; used when neither request nor spec set it

@@ -22,39 +22,32 @@ from typing import Any
 
 from replay.core.digest import digest
 from replay.models.transport import ModelRefused
-from replay.models.types import ChatRequest, ChatResponse, ModelSpec
-from replay.records.reply import Refusal
-from replay.store.calls import Asked, CallTable
+from replay.models.types import ChatRequest, ModelSpec
+from replay.records.reply import CallRequest, ChatResponse, Refusal
+from replay.store.calls import CallTable
 
 
-def request_content(spec: ModelSpec, request: ChatRequest, seed_index: int) -> dict[str, Any]:
-    """Everything that decides a reply: what is hashed into the key and stored as the request."""
-    content: dict[str, Any] = {
-        "provider": spec.provider,
-        "base_url": spec.base_url,
-        "model": spec.model,
-        "messages": request.messages,
-        "tools": request.tools,
-        "temperature": request.temperature,
-        "max_tokens": request.max_tokens,
-        "seed": request.seed,
-        "seed_index": seed_index,
-    }
-    if request.tool_choice is not None:
-        content["tool_choice"] = request.tool_choice
-    if request.extra_body:
-        content["extra_body"] = request.extra_body
-    return content
+def call_request(spec: ModelSpec, request: ChatRequest, seed_index: int) -> CallRequest:
+    """The record of `request` (the spec's settings applied) sent to `spec` for sample
+    `seed_index`: what its key is made of and the call cache keeps."""
+    return CallRequest(spec.alias, spec.provider, spec.base_url, spec.model, request.messages,
+                       request.tools, request.temperature, request.max_tokens, request.seed,
+                       seed_index, request.tool_choice, request.extra_body or None)
 
 
-def refusal_key(content: dict[str, Any]) -> str:
-    """The key of a refusal: the request content without its seed and seed index."""
-    return cache_key({name: value for name, value in content.items()
+def request_key(request: CallRequest) -> str:
+    """The key of a model call: the digest of its request's content."""
+    return cache_key(request.content())
+
+
+def refusal_key(request: CallRequest) -> str:
+    """The key of a refusal: the request's content without its seed and seed index."""
+    return cache_key({name: value for name, value in request.content().items()
                       if name not in ("seed", "seed_index")})
 
 
 def cache_key(content: dict[str, Any]) -> str:
-    """The key of a model call: the digest of its request content."""
+    """The digest of a request's content (`CallRequest.content`)."""
     return digest(content)
 
 
@@ -73,10 +66,9 @@ class CallCache:
         """The stored reply for `key`, marked `from_cache`; None on a miss or a corrupt row."""
         return self._table.reply(key)
 
-    def put(self, key: str, spec: ModelSpec, content: dict[str, Any],
-            response: ChatResponse) -> None:
+    def put(self, key: str, request: CallRequest, response: ChatResponse) -> None:
         """Store one call in one transaction, replacing any row with the same key."""
-        self._table.put(key, Asked(spec.alias, spec.provider, spec.model), content, response)
+        self._table.put(key, request, response)
 
     def refusal(self, key: str) -> ModelRefused | None:
         """The refusal kept under `key` (see `refusal_key`), as the error to raise; or None."""
@@ -84,10 +76,9 @@ class CallCache:
         return None if found is None else ModelRefused(found.message, found.status,
                                                        found.context)
 
-    def keep_refusal(self, key: str, spec: ModelSpec, content: dict[str, Any],
-                     refused: ModelRefused) -> None:
-        """Keep a refusal under `key` (see `refusal_key`)."""
-        self._table.keep_refusal(key, spec.alias, content,
+    def keep_refusal(self, key: str, request: CallRequest, refused: ModelRefused) -> None:
+        """Keep a refusal of `request` under `key` (see `refusal_key`)."""
+        self._table.keep_refusal(key, request,
                                  Refusal(refused.status, refused.context, str(refused)))
 
     def close(self) -> None:

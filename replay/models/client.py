@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from replay.models.cache import CallCache, cache_key, refusal_key, request_content
+from replay.models.cache import CallCache, call_request, refusal_key, request_key
 from replay.models.retry import (
     DEFAULT_BACKOFF,
     DEFAULT_DEADLINE,
@@ -19,7 +19,8 @@ from replay.models.retry import (
     retry_call,
 )
 from replay.models.transport import ModelRefused
-from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Provider
+from replay.models.types import ChatRequest, ModelSpec, Provider
+from replay.records.reply import CallRequest, ChatResponse
 from replay.records.spend import Spend
 
 logger = logging.getLogger(__name__)
@@ -77,7 +78,7 @@ def settled(spec: ModelSpec, request: ChatRequest, seed_index: int) -> ChatReque
 def call_key(spec: ModelSpec, request: ChatRequest, seed_index: int) -> str:
     """The key the reply to `request`, sent to `spec` for sample `seed_index`, is kept under in
     the model call cache."""
-    return cache_key(request_content(spec, settled(spec, request, seed_index), seed_index))
+    return request_key(call_request(spec, settled(spec, request, seed_index), seed_index))
 
 
 class ModelClient:
@@ -129,20 +130,20 @@ class ModelClient:
         unreachable endpoint or a tripped breaker.
         """
         request = settled(self.spec, request, seed_index)
-        content = request_content(self.spec, request, seed_index)
-        key = cache_key(content)
+        asked = call_request(self.spec, request, seed_index)
+        key = request_key(asked)
         cached = self.cache.get(key)
         if cached is not None:
             with self._lock:
                 self.stats.cache_hits += 1
             return cached
-        refused = self.cache.refusal(refusal_key(content))
+        refused = self.cache.refusal(refusal_key(asked))
         if refused is not None:
             with self._lock:
                 self.stats.refusals += 1
             raise refused
-        response = self._send(request, content)
-        self.cache.put(key, self.spec, content, response)
+        response = self._send(request, asked)
+        self.cache.put(key, asked, response)
         self._count(response)
         _warn_prompt_loss(self.spec, request, response)
         logger.debug("model %s: %d in (%d cached), %d out, $%.4f", self.spec.alias,
@@ -150,7 +151,7 @@ class ModelClient:
                      response.usage.output_tokens, response.cost)
         return response
 
-    def _send(self, request: ChatRequest, content: dict[str, object]) -> ChatResponse:
+    def _send(self, request: ChatRequest, asked: CallRequest) -> ChatResponse:
         provider = self._get_provider()
         started = time.monotonic()
         try:
@@ -162,7 +163,7 @@ class ModelClient:
             )
             return response.model_copy(update={"latency": time.monotonic() - started})
         except ModelRefused as refused:
-            self.cache.keep_refusal(refusal_key(content), self.spec, content, refused)
+            self.cache.keep_refusal(refusal_key(asked), asked, refused)
             with self._lock:
                 self.stats.refusals += 1
             raise

@@ -30,7 +30,8 @@ from replay.core.errors import InputError
 from replay.models.gguf_widen import widened
 from replay.models.openai import parse_reply, request_settings, sendable
 from replay.models.transport import ModelRefused, raise_for_status
-from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec, Tool
+from replay.models.types import ChatRequest, Message, ModelSpec, Tool
+from replay.records.reply import ChatResponse
 
 TEMPLATES = Path(__file__).with_name("templates")
 PACKAGE = "package:"

@@ -8,7 +8,8 @@ from typing import Any
 
 from replay.models.keys import api_key
 from replay.models.transport import JsonTransport, malformed
-from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec, Usage
+from replay.models.types import ChatRequest, Message, ModelSpec
+from replay.records.reply import ChatResponse, Usage
 
 
 class OpenAIProvider:

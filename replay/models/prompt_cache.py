@@ -22,7 +22,7 @@ import threading
 from typing import Any
 
 from replay.core.digest import canonical_json, chained
-from replay.models.types import Usage
+from replay.records.reply import Usage
 
 CHARS_PER_TOKEN = 4
 MIN_TOKENS = 1024

@@ -46,8 +46,9 @@ from replay.models.scripts import (
     turn_usage,
 )
 from replay.models.transport import ModelRequestRejected, ModelTransientError, raise_for_status
-from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Usage
+from replay.models.types import ChatRequest, ModelSpec
 from replay.models.wire_checks import anthropic_problem, openai_problem
+from replay.records.reply import ChatResponse, Usage
 
 logger = logging.getLogger(__name__)
 

@@ -35,7 +35,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from replay.core.errors import InputError
-from replay.models.types import Message, Usage
+from replay.models.types import Message
+from replay.records.reply import Usage
 
 Turn = dict[str, Any]
 

@@ -8,7 +8,7 @@ is the trajectory, and every other format is converted at the provider's edge.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -21,7 +21,9 @@ from replay.core.limits import (
     MAX_TOKENS,
     MAX_WORKERS,
 )
-from replay.records.reply import ChatResponse, Usage
+
+if TYPE_CHECKING:  # the records of a reply: imported from `replay.records.reply`, not from here
+    from replay.records.reply import ChatResponse, Usage
 
 Message = dict[str, Any]
 Tool = dict[str, Any]

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from replay.models.client import call_key
-from replay.models.types import ChatRequest, ChatResponse, Model, ModelSpec
+from replay.models.types import ChatRequest, Model, ModelSpec
+from replay.records.reply import ChatResponse
 
 
 class Recorder:

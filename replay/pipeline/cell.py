@@ -67,7 +67,7 @@ from replay.pipeline.summary import (
 from replay.records.cell import CellId, CellResult
 from replay.records.history import History
 from replay.records.trace import Trace
-from replay.store import Store, continuations, summaries
+from replay.store import Store, summaries
 
 
 @dataclass(frozen=True)
@@ -193,8 +193,7 @@ def run_and_grade(instance: Instance, history: History, start: Start, arm: str,
     key = start.key
     continuation = Continuation(key, instance.instance_id, arm, None,
                                 Trace(messages=start.messages, start_index=len(start.messages),
-                                      dialect=history.dialect), None, None,
-                                continuations.paths(store, key))
+                                      dialect=history.dialect), None, None)
     env, recipe = environment(instance)
     calls: list[str] = []
     ran = continue_agent(continuation, history, instance.base_commit, env,

@@ -22,7 +22,6 @@ a harness fault is not kept, and runs again next time.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
 
 from replay.agent.loop import AgentConfig, run_agent
 from replay.core.digest import digest
@@ -51,19 +50,8 @@ class Continuation:
     trace: Trace
     grade: Grade | None
     fault: Fault | None
-    paths: continuations.Paths
     reused: bool = False
     calls: tuple[str, ...] = ()
-
-    @property
-    def trace_path(self) -> Path:
-        """Where its trace is written, step by step."""
-        return self.paths.trace
-
-    @property
-    def tree_path(self) -> Path:
-        """Where the tree it left is kept."""
-        return self.paths.tree
 
 
 def model_id(spec: ModelSpec) -> str:
@@ -111,7 +99,7 @@ def kept_continuation(store: Store, key: str, test_timeout: float) -> Continuati
     if kept is None or trace is None or not still_holds(kept.grade, test_timeout):
         return None
     return Continuation(key, kept.instance_id, kept.arm, kept.passed, trace, kept.grade, None,
-                        continuations.paths(store, key), reused=True, calls=kept.calls)
+                        reused=True, calls=kept.calls)
 
 
 def continue_agent(continuation: Continuation, history: History, base_commit: str,
@@ -119,21 +107,22 @@ def continue_agent(continuation: Continuation, history: History, base_commit: st
                    seed_index: int = 0) -> Continuation:
     """The continuation once the agent ran: restore the history's snapshot, run the agent from
     the continuation's start and keep its final tree (what the tests see); a harness fault is
-    the returned continuation's error."""
+    the returned continuation's error. Its trace (step by step) and tree are written through
+    the store's `continuations.writer`."""
     trace = continuation.trace
+    writer = continuations.writer(store, continuation.key)
     try:
         env.restore(history.snapshot)
-        trace = run_agent(model, env, trace.messages, config, continuation.trace_path,
-                          seed_index, dialect=history.dialect)
+        trace = run_agent(model, env, trace.messages, config, writer.trace, seed_index,
+                          dialect=history.dialect)
         if trace.exit_reason == ExitReason.ERROR:
             return replace(continuation, trace=trace, fault=trace.fault)
         if not unread(trace):
-            continuations.write_tree(store, continuation.key,
-                                     snapshots.settle(env, base_commit).diff)
+            writer.tree(snapshots.settle(env, base_commit).diff)
         return replace(continuation, trace=trace)
     except HarnessError as exc:
         ended = trace.ended(ExitReason.ERROR, f"{type(exc).__name__}: {exc}")
-        ended.save(continuation.trace_path)
+        writer.trace(ended)
         return replace(continuation, trace=ended, fault=Fault.of(exc))
 
 

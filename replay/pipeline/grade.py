@@ -29,12 +29,13 @@ def grade(continuation: Continuation, instance: Instance, env: Environment, reci
           store: Store, test_timeout: float) -> Continuation:
     """The continuation graded, and kept; a harness fault is the returned continuation's
     error, and such a continuation is not kept."""
+    writer = continuations.writer(store, continuation.key)
     try:
         found = UNREAD if unread(continuation.trace) else run_tests(
-            env, instance, recipe, continuation.paths.tests_log, test_timeout)
+            env, instance, recipe, writer.tests_log, test_timeout)
     except HarnessError as exc:
         trace = continuation.trace.ended(ExitReason.ERROR, f"{type(exc).__name__}: {exc}")
-        trace.save(continuation.trace_path)
+        writer.trace(trace)
         return replace(continuation, trace=trace, fault=Fault.of(exc, "tests"))
     graded = replace(continuation, grade=found, passed=found.resolved)
     continuations.keep(store, KeptContinuation(graded.key, graded.instance_id, graded.arm,

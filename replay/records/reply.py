@@ -1,4 +1,4 @@
-"""A model's reply to one chat request, with its usage and cost: what the call cache keeps.
+"""A model's request and reply, with the reply's usage and cost: what the call cache keeps.
 
 Messages stay plain JSON dicts in the OpenAI chat-completions format (`replay.models.types`).
 """
@@ -54,3 +54,38 @@ class Refusal:
     status: int
     context: bool
     message: str
+
+
+@dataclass(frozen=True)
+class CallRequest:
+    """One request to a model as the call cache keeps it: the model asked (its alias, provider,
+    endpoint and name), the request as sent (the spec's settings applied) and the caller's seed
+    index. `content` is everything that decides the reply: what its key is the digest of, and
+    what is stored beside the reply (`replay.models.cache`)."""
+
+    alias: str
+    provider: str
+    base_url: str
+    model: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    temperature: float | None
+    max_tokens: int | None
+    seed: int | None
+    seed_index: int
+    tool_choice: str | None = None
+    extra_body: dict[str, Any] | None = None
+
+    def content(self) -> dict[str, Any]:
+        """What decides the reply, as a JSON value (`tool_choice` and `extra_body` only when
+        set, as keys made before they existed had neither)."""
+        content: dict[str, Any] = {
+            "provider": self.provider, "base_url": self.base_url, "model": self.model,
+            "messages": self.messages, "tools": self.tools, "temperature": self.temperature,
+            "max_tokens": self.max_tokens, "seed": self.seed, "seed_index": self.seed_index,
+        }
+        if self.tool_choice is not None:
+            content["tool_choice"] = self.tool_choice
+        if self.extra_body:
+            content["extra_body"] = self.extra_body
+        return content

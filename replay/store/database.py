@@ -65,7 +65,7 @@ class Store:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.artifacts = artifacts.folder(path)
+        self._artifacts = artifacts.folder(path)
         self._connection: sqlite3.Connection | None = None
 
     @classmethod
@@ -143,8 +143,9 @@ class Store:
         self._connection = connection
 
     @property
-    def db(self) -> sqlite3.Connection:
-        """The open connection (autocommit: one statement, one transaction)."""
+    def _db(self) -> sqlite3.Connection:
+        """The open connection (autocommit: one statement, one transaction); private to
+        `replay.store`: the repositories' functions are the store's surface."""
         assert self._connection is not None, "store is closed"
         return self._connection
 
@@ -161,40 +162,33 @@ class Store:
         self.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: all of its rows are written, or none."""
-        self.db.execute("BEGIN IMMEDIATE")
+        self._db.execute("BEGIN IMMEDIATE")
         try:
-            yield self.db
+            yield self._db
         except BaseException:
-            self.db.execute("ROLLBACK")
+            self._db.execute("ROLLBACK")
             raise
-        self.db.execute("COMMIT")
+        self._db.execute("COMMIT")
 
-    def artifact_path(self, *parts: str) -> Path:
+    def _artifact_path(self, *parts: str) -> Path:
         """A path under the artifact folder (not yet written); one that would leave it is
-        refused."""
-        return artifacts.path(self.artifacts, *parts)
+        refused. Private to `replay.store`, as every method named with an underscore here."""
+        return artifacts.path(self._artifacts, *parts)
 
-    def folder(self, kind: str, key: str) -> Path:
+    def _folder(self, kind: str, key: str) -> Path:
         """The folder of the files of the record of `kind` with `key` (`artifacts.keyed`)."""
-        return self.artifact_path(*artifacts.keyed(kind, key))
+        return self._artifact_path(*artifacts.keyed(kind, key))
 
-    def write_artifact(self, data: bytes | str, *parts: str) -> Path:
+    def _write_artifact(self, data: bytes | str, *parts: str) -> Path:
         """Write an artifact atomically and return its path."""
-        return artifacts.write(self.artifacts, data, *parts)
+        return artifacts.write(self._artifacts, data, *parts)
 
-    def artifact_files(self, *parts: str) -> dict[str, bytes]:
-        """The finished files under an artifact folder, by their path in the artifacts (what
-        another store takes with `write_artifacts`)."""
-        folder = self.artifact_path(*parts)
-        if not folder.is_dir():
-            return {}
-        return {path.relative_to(self.artifacts).as_posix(): path.read_bytes()
-                for path in sorted(folder.rglob("*")) if path.is_file()
-                and not path.name.endswith(".partial")}
+    def _pack(self, *parts: str) -> artifacts.Files:
+        """The finished files under an artifact folder, packed for another store (`_unpack`)."""
+        return artifacts.pack(self._artifacts, *parts)
 
-    def write_artifacts(self, files: dict[str, bytes]) -> None:
-        """Write files another store's `artifact_files` gave, each atomically."""
-        for relative, data in files.items():
-            self.write_artifact(data, *relative.split("/"))
+    def _unpack(self, files: artifacts.Files) -> None:
+        """Write the files another store packed, each atomically."""
+        artifacts.unpack(self._artifacts, files)

@@ -14,7 +14,6 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -30,8 +29,8 @@ from replay.store.artifacts import (
     GRADE,
     HISTORIES,
     TESTS_LOG,
-    TRACE,
     TRAJECTORIES,
+    Spool,
     keyed,
     snapshot_diff,
 )
@@ -73,7 +72,7 @@ def keep(store: Store, histories: Sequence[History],
              if not has_history(store, history.content_id())}
     files = [(history, _write_history(store, history)) for history in fresh.values()]
     now = time.time  # each row its own time: histories list oldest first
-    with store.transaction() as db:
+    with store._transaction() as db:
         db.executemany("INSERT OR REPLACE INTO trajectories VALUES "
                        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        [(t.key, t.instance_id, t.model, t.source, len(t.steps), t.exit_reason,
@@ -94,9 +93,9 @@ def _flag(value: bool | None) -> int | None:
 def _write_history(store: Store, history: History) -> str:
     """Write a history's files; return their folder, relative to the artifacts."""
     folder = keyed(HISTORIES, history.content_id())
-    store.write_artifact(history.snapshot.diff, *folder, DIFF_FILE)
+    store._write_artifact(history.snapshot.diff, *folder, DIFF_FILE)
     record = json.dumps(history_record(history), indent=1, ensure_ascii=False)
-    store.write_artifact(record.encode(), *folder, HISTORY_FILE)
+    store._write_artifact(record.encode(), *folder, HISTORY_FILE)
     return "/".join(folder)
 
 
@@ -105,46 +104,37 @@ def _write_trajectory(store: Store, trajectory: Trajectory) -> str:
     steps = []
     for step in trajectory.steps:
         digest = sha256_hex(step.diff)
-        if not store.artifact_path(*snapshot_diff(digest)).is_file():
-            store.write_artifact(step.diff, *snapshot_diff(digest))
+        if not store._artifact_path(*snapshot_diff(digest)).is_file():
+            store._write_artifact(step.diff, *snapshot_diff(digest))
         steps.append({**asdict(step), "diff": digest})
     data = stamped(TRAJECTORY_FORMAT, TRAJECTORY_VERSION, {**asdict(trajectory), "steps": steps})
     folder = keyed(TRAJECTORIES, trajectory.key)
-    store.write_artifact(json.dumps(data, indent=1, ensure_ascii=False).encode(), *folder,
+    store._write_artifact(json.dumps(data, indent=1, ensure_ascii=False).encode(), *folder,
                          TRAJECTORY_FILE)
     return "/".join(folder)
 
 
-@dataclass(frozen=True)
-class CollectionPaths:
-    """Where the collection of a trajectory writes as it runs: the agent's trace and the final
-    tree's tests' log."""
-
-    trace: Path
-    tests_log: Path
-
-
-def collection_paths(store: Store, key: str) -> CollectionPaths:
-    """Where the collection of the trajectory `key` writes."""
-    folder = store.folder(TRAJECTORIES, key)
-    return CollectionPaths(folder / TRACE, folder / TESTS_LOG)
+def collection_writer(store: Store, key: str) -> Spool:
+    """Where the collection of the trajectory `key` writes as it runs: the agent's trace and
+    the final tree's tests' log."""
+    return Spool(store._folder(TRAJECTORIES, key))
 
 
 def keep_grade(store: Store, key: str, grade: Grade) -> None:
     """Keep the grade of the trajectory `key`'s final tree (`grade.json`)."""
     data = stamped(grade_record.FORMAT, grade_record.SCHEMA, grade.to_dict())
-    store.write_artifact(json.dumps(data, indent=1).encode(), *keyed(TRAJECTORIES, key), GRADE)
+    store._write_artifact(json.dumps(data, indent=1).encode(), *keyed(TRAJECTORIES, key), GRADE)
 
 
 def keep_tests_log(store: Store, key: str, log: bytes) -> None:
     """Keep what the tests of the trajectory `key`'s final tree printed."""
-    store.write_artifact(log, *keyed(TRAJECTORIES, key), TESTS_LOG)
+    store._write_artifact(log, *keyed(TRAJECTORIES, key), TESTS_LOG)
 
 
 def has_history(store: Store, history_id: str) -> bool:
     """Whether the store holds the history with this id."""
-    return store.db.execute("SELECT 1 FROM histories WHERE id=?",
-                            (history_id,)).fetchone() is not None
+    return store._db.execute("SELECT 1 FROM histories WHERE id=?",
+                             (history_id,)).fetchone() is not None
 
 
 def stored_histories(store: Store, instance_id: str | None = None,
@@ -157,16 +147,16 @@ def stored_histories(store: Store, instance_id: str | None = None,
             query += f" AND {column}=?"
             parameters.append(value)
     return [StoredHistory(*row[:8], None if row[8] is None else bool(row[8]))
-            for row in store.db.execute(query + " ORDER BY created_at, id", parameters)]
+            for row in store._db.execute(query + " ORDER BY created_at, id", parameters)]
 
 
 def load_history(store: Store, history_id: str) -> History:
     """The stored history with this id; bad input when it is not there or its files are not a
     history."""
-    row = store.db.execute("SELECT path FROM histories WHERE id=?", (history_id,)).fetchone()
+    row = store._db.execute("SELECT path FROM histories WHERE id=?", (history_id,)).fetchone()
     if row is None:
         raise InputError(f"no stored history {history_id[:12]} in {store.path}")
-    path = store.artifact_path(*row[0].split("/"), HISTORY_FILE)
+    path = store._artifact_path(*row[0].split("/"), HISTORY_FILE)
     try:
         data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         return from_record(data, (path.parent / data["snapshot"]["diff"]).read_bytes())
@@ -176,13 +166,13 @@ def load_history(store: Store, history_id: str) -> History:
 
 def load_trajectory(store: Store, key: str) -> Trajectory | None:
     """The stored trajectory with this key, or None if there is none (or its files are gone)."""
-    row = store.db.execute("SELECT path FROM trajectories WHERE key=?", (key,)).fetchone()
+    row = store._db.execute("SELECT path FROM trajectories WHERE key=?", (key,)).fetchone()
     if row is None:
         return None
-    folder = store.artifact_path(*row[0].split("/"))
+    folder = store._artifact_path(*row[0].split("/"))
     try:
         _, data = unstamped(json.loads((folder / TRAJECTORY_FILE).read_text(encoding="utf-8")))
-        steps = [Step(**{**step, "diff": store.artifact_path(
+        steps = [Step(**{**step, "diff": store._artifact_path(
             *snapshot_diff(step["diff"])).read_bytes()}) for step in data.pop("steps")]
     except (OSError, json.JSONDecodeError):
         return None

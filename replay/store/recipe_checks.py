@@ -17,13 +17,13 @@ def _parts(instance_id: str) -> tuple[str, str, str]:
 
 def keep(store: Store, outcome: RowCheck) -> None:
     """Keep the outcome of checking one row (replacing the one it had)."""
-    store.write_artifact(json.dumps(stamped(FORMAT, SCHEMA, asdict(outcome))).encode(),
-                         *_parts(outcome.instance_id))
+    store._write_artifact(json.dumps(stamped(FORMAT, SCHEMA, asdict(outcome))).encode(),
+                          *_parts(outcome.instance_id))
 
 
 def find(store: Store, instance_id: str) -> RowCheck | None:
     """The outcome kept for the row `instance_id`, if it was checked."""
-    path = store.artifact_path(*_parts(instance_id))
+    path = store._artifact_path(*_parts(instance_id))
     if not path.is_file():
         return None
     return RowCheck(**unstamped(json.loads(path.read_text(encoding="utf-8")))[1])

@@ -21,7 +21,7 @@ _DETAIL = ("kept", "missed", "path_forms", "literal_share", "limits", "summary_c
 def replace(store: Store, run: str, details: Sequence[ScoreDetail]) -> None:
     """Replace run `run`'s scores with `details`, all in one transaction."""
     now = time.time()
-    with store.transaction() as db:
+    with store._transaction() as db:
         db.execute("DELETE FROM retention WHERE run=?", (run,))
         db.executemany("INSERT INTO retention VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             (run, kept.score.instance_id, kept.score.summarizer, kept.score.seed_index,
@@ -42,7 +42,7 @@ def _record(detail: ScoreDetail) -> dict[str, object]:
 def kept_scores(store: Store, run: str) -> list[KeptScore]:
     """Run `run`'s scores, by instance, summarizer and sample; none when `replay retention`
     has not scored it."""
-    return [KeptScore(*row) for row in store.db.execute(
+    return [KeptScore(*row) for row in store._db.execute(
         "SELECT instance_id, summarizer, seed_index, share, found, size, source FROM retention "
         "WHERE run=? ORDER BY instance_id, summarizer, seed_index", (run,))]
 
@@ -50,7 +50,7 @@ def kept_scores(store: Store, run: str) -> list[KeptScore]:
 def detail(store: Store, run: str, instance_id: str, summarizer: str,
            seed_index: int) -> ScoreDetail | None:
     """What one summary's score kept and missed, if it was scored."""
-    row = store.db.execute(
+    row = store._db.execute(
         "SELECT share, found, size, source, record FROM retention WHERE run=? AND "
         "instance_id=? AND summarizer=? AND seed_index=?",
         (run, instance_id, summarizer, seed_index)).fetchone()

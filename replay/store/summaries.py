@@ -30,15 +30,15 @@ def key(identity: dict[str, Any], history: History, seed_index: int) -> str:
 
 def keep(store: Store, key: str, kept: KeptSummary) -> None:
     """Keep a summary (or a refusal) under `key` (an existing one stays)."""
-    store.db.execute("INSERT OR IGNORE INTO summaries VALUES (?, ?, ?, ?, ?, ?)",
-                     (key, kept.instance_id, kept.summarizer, kept.seed_index,
-                      json.dumps(stamped(FORMAT, SCHEMA, _record(kept))), time.time()))
+    store._db.execute("INSERT OR IGNORE INTO summaries VALUES (?, ?, ?, ?, ?, ?)",
+                      (key, kept.instance_id, kept.summarizer, kept.seed_index,
+                       json.dumps(stamped(FORMAT, SCHEMA, _record(kept))), time.time()))
 
 
 def find(store: Store, key: str) -> KeptSummary | None:
     """The summary (or refusal) kept under `key`, if any."""
-    found = store.db.execute("SELECT instance_id, seed_index, record FROM summaries WHERE key=?",
-                             (key,)).fetchone()
+    found = store._db.execute("SELECT instance_id, seed_index, record FROM summaries WHERE key=?",
+                              (key,)).fetchone()
     if found is None:
         return None
     _, data = unstamped(json.loads(found[2]))

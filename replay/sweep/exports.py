@@ -9,18 +9,19 @@ validation and its logs. The driver alone writes the run's store (`ingest`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field
 
-from replay.models.cache import CallCache, cache_key, refusal_key, request_content
+from replay.models.cache import CallCache, call_request, refusal_key, request_key
 from replay.models.client import settled
 from replay.models.transport import ModelRefused
-from replay.models.types import ChatRequest, ChatResponse, ModelSpec
+from replay.models.types import ChatRequest, ModelSpec
 from replay.records.cell import CellResult
 from replay.records.continuation import KeptContinuation
+from replay.records.reply import CallRequest, ChatResponse
 from replay.records.summary import KeptSummary
 from replay.records.validation import Validation
 from replay.store import Store, continuations, summaries, validations
+from replay.store.artifacts import Files
 
 
 @dataclass(frozen=True)
@@ -36,22 +37,20 @@ class Called:
 
 @dataclass(frozen=True)
 class KeptCall:
-    """A model call's row of the call cache: its key, model, request content and reply."""
+    """A model call's row of the call cache: its key, request and reply."""
 
     key: str
-    spec: ModelSpec
-    content: dict[str, Any]
+    request: CallRequest
     response: ChatResponse
 
 
 @dataclass(frozen=True)
 class KeptRefusal:
-    """A refused request's row of the call cache: its key, model, request content and what the
-    server said."""
+    """A refused request's row of the call cache: its key, the request and what the server
+    said."""
 
     key: str
-    spec: ModelSpec
-    content: dict[str, Any]
+    request: CallRequest
     status: int
     context: bool
     message: str
@@ -62,7 +61,7 @@ class Export:
     """What a remote worker produced, for the driver to write into the run's store."""
 
     continuation: KeptContinuation | None = None
-    artifacts: dict[str, bytes] = field(default_factory=dict)
+    files: Files = Files()  # the continuation's files, or the validation's logs, packed
     summary: tuple[str, KeptSummary] | None = None  # its key and record
     calls: list[KeptCall] = field(default_factory=list)
     refusals: list[KeptRefusal] = field(default_factory=list)
@@ -74,17 +73,17 @@ def cell_export(store: Store, result: CellResult, calls: list[Called]) -> Export
     replies: list[KeptCall] = []
     refusals: list[KeptRefusal] = []
     for call in calls:
-        content = request_content(call.spec, settled(call.spec, call.request, call.seed_index),
-                                  call.seed_index)
+        asked = call_request(call.spec, settled(call.spec, call.request, call.seed_index),
+                             call.seed_index)
         if isinstance(call.reply, ModelRefused):
-            refusals.append(KeptRefusal(refusal_key(content), call.spec, content,
-                                        call.reply.status, call.reply.context, str(call.reply)))
+            refusals.append(KeptRefusal(refusal_key(asked), asked, call.reply.status,
+                                        call.reply.context, str(call.reply)))
         else:
-            replies.append(KeptCall(cache_key(content), call.spec, content, call.reply))
+            replies.append(KeptCall(request_key(asked), asked, call.reply))
     kept = summaries.find(store, result.summary) if result.summary else None
     key = result.continuation
     return Export(continuations.find(store, key) if key else None,
-                  continuations.files(store, key) if key else {},
+                  continuations.files(store, key) if key else Files(),
                   (result.summary, kept) if result.summary and kept is not None else None,
                   replies, refusals)
 
@@ -92,25 +91,21 @@ def cell_export(store: Store, result: CellResult, calls: list[Called]) -> Export
 def validation_export(store: Store, validation: Validation) -> Export:
     """What the run's store needs of an instance the worker validated: the verdict and its
     logs."""
-    return Export(artifacts=validations.files(store, validation.instance_id),
+    return Export(files=validations.files(store, validation.instance_id),
                   validation=validation)
 
 
 def ingest(store: Store, cache: CallCache, export: Export, backend: str) -> None:
     """Write what a remote worker sent back into the run's store (a validation as made on
     `backend`)."""
-    store.write_artifacts(export.artifacts)
     for call in export.calls:
-        cache.put(call.key, call.spec, call.content, call.response)
+        cache.put(call.key, call.request, call.response)
     for refusal in export.refusals:
-        cache.keep_refusal(refusal.key, refusal.spec, refusal.content,
+        cache.keep_refusal(refusal.key, refusal.request,
                            ModelRefused(refusal.message, refusal.status, refusal.context))
     if export.summary is not None:
         summaries.keep(store, *export.summary)
-    verdict = export.validation
-    if verdict is not None:
-        validations.keep(store, backend, verdict)
-    kept = export.continuation
-    if kept is not None:  # its tests' log is now in this store's artifacts
-        log = continuations.paths(store, kept.key).tests_log
-        continuations.keep(store, replace(kept, grade=replace(kept.grade, log_path=str(log))))
+    if export.validation is not None:
+        validations.take(store, backend, export.validation, export.files)
+    if export.continuation is not None:
+        continuations.take(store, export.continuation, export.files)

@@ -33,9 +33,10 @@ from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.retry import Breaker, RetryNotice
 from replay.models.transport import ModelRefused
-from replay.models.types import ChatRequest, ChatResponse, ModelSpec
+from replay.models.types import ChatRequest, ModelSpec
 from replay.pipeline.cell import CellTask, Settings, run_cell
 from replay.records.cell import CellResult
+from replay.records.reply import ChatResponse
 from replay.records.spend import Spend
 from replay.records.validation import Validation
 from replay.store import Store, validations

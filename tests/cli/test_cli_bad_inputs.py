@@ -128,16 +128,17 @@ def test_paths_computed_from_ids_stay_under_their_root(tmp_path: Path) -> None:
     from replay.core.errors import InputError
     from replay.core.paths import within
     from replay.report.exports import reports_folder
-    from replay.store import Store
+    from replay.store import Store, validations
 
     assert within(tmp_path, "a", "b.log") == tmp_path / "a" / "b.log"
     for parts in (("..", "x"), ("validate", "../../x"), ("/etc/passwd",)):
         with pytest.raises(InputError, match="leads out of"):
             within(tmp_path, *parts)
     with Store.open(tmp_path / "replay.db") as store:
-        assert store.artifact_path("validate", TALLY).parent == store.artifacts / "validate"
+        kept = validations.test_log(store, TALLY, "gold.log")("log")
+        assert Path(kept) == tmp_path / "artifacts" / "validate" / TALLY / "gold.log"
         with pytest.raises(InputError, match="leads out of"):
-            store.artifact_path("validate", "../../x", "gold.log")
+            validations.test_log(store, "../../x", "gold.log")
         with pytest.raises(InputError, match="leads out of"):
             reports_folder(store, "../x")
 

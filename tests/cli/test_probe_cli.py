@@ -11,6 +11,7 @@ import pytest
 
 from replay.models.scripted import ScriptedServer
 from replay.store import Store
+from replay.store.calls import seconds_total
 
 from conftest import run_replay
 from probe_scripts import (
@@ -68,7 +69,7 @@ def test_the_panel_full_scores_one_and_a_needle_dropping_summary_less(tmp_path: 
             text = json.dumps(body["messages"])
             assert not any(question in text for question in questions)
     with Store.open(store) as opened:
-        calls = opened.db.execute("SELECT COUNT(*) FROM model_calls").fetchone()[0]
+        calls = seconds_total(opened)[1]
     assert calls == 10 * (2 + 1 + 3 * 2)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
+from store_rows import rows
 
 from replay.agent.loop import AgentConfig
 from replay.core.errors import InputError
@@ -193,7 +194,7 @@ def test_a_harness_fault_stores_no_trajectory(tmp_path: Path) -> None:
                                     AgentConfig(max_steps=3), store)
         assert result.trajectory is None and "500" in (result.error or "")
         assert load_trajectory(store, "anything") is None
-        assert store.db.execute("SELECT count(*) FROM trajectories").fetchone()[0] == 0
+        assert rows(tmp_path / "r.db", "SELECT count(*) FROM trajectories") == [(0,)]
 
 
 def test_replay_run_continues_from_a_collected_history(collection: Collection,

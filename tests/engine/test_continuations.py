@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from replay.models.scripts import Script
 from replay.pipeline.cell import CellTask, Settings, continue_and_grade, kept_result, run_cell
 from replay.pipeline.continuation import Continuation
 from replay.records.cell import CellId
-from replay.store import Store
+from replay.store import Store, continuations
 
 from agent_scripts import fixing_turns, lost_turns
 from conftest import make_client
@@ -66,12 +65,13 @@ def test_pre_and_post_are_told_apart(instance_id: str, tmp_path: Path) -> None:
     assert pre.passed is True and requests == 4
     assert pre.trace.exit_reason == "finished" and pre.trace.steps == 4
     assert pre.grade is not None and pre.grade.fail_to_pass["failure"] == []
-    saved = json.loads(pre.trace_path.read_text())
-    assert saved["exit_reason"] == "finished" and len(saved["actions"]) >= 4
-    assert saved["messages"][-1]["role"] == "tool"
+    with Store.open_read_only(tmp_path / "replay.db") as store:
+        saved, tree = continuations.trace(store, pre.key), continuations.tree(store, pre.key)
+    assert saved is not None and saved.exit_reason == "finished" and len(saved.actions) >= 4
+    assert saved.messages[-1]["role"] == "tool"
     assert pre.trace.files_edited == [f"/testbed/{name}" for name in
                                       patch_files(instance.patch).all]
-    assert pre.tree_path.read_bytes()
+    assert tree
 
     post, _ = run(instance, lost_turns(), "post", tmp_path)
     assert post.passed is False and post.fault is None
@@ -129,7 +129,9 @@ def test_a_persistent_fault_leaves_the_run_in_error_not_failed(tmp_path: Path) -
     assert result.trace.exit_reason == "error" and result.fault is not None
     assert result.fault.kind == "harness" and "500" in result.fault.message
     assert requests == 1 + 3
-    assert json.loads(result.trace_path.read_text())["exit_reason"] == "error"
+    with Store.open_read_only(tmp_path / "replay.db") as store:
+        saved = continuations.trace(store, result.key)
+    assert saved is not None and saved.exit_reason == "error"
 
 
 class VanishingAtTests:

@@ -9,7 +9,7 @@ from replay.environments.local import LocalBackend
 from replay.environments.recipes import Recipe, load_recipe
 from replay.instances.records import Instance, load_file, select
 from replay.judge.grading import grade_log, patch_files
-from replay.judge.testrun import eval_script, resolve_test_command, run_tests
+from replay.judge.testrun import eval_script, log_file, resolve_test_command, run_tests
 
 from conftest import VERIFIED_JSONL
 
@@ -73,13 +73,13 @@ def test_run_tests_grades_the_tree_and_leaves_the_agents_edits(tiny: Instance,
                                                                tmp_path: Path) -> None:
     env = LocalBackend().start(tiny, load_recipe(tiny))
     env.restore(snapshots.at_base(env, tiny.base_commit))
-    before = run_tests(env, tiny, load_recipe(tiny), tmp_path / "before.log")
+    before = run_tests(env, tiny, load_recipe(tiny), log_file(tmp_path / "before.log"))
     assert not before.resolved and before.tests_ran
     assert before.fail_to_pass["failure"] == ["tests/test_area.py::test_square"]
     assert Path(before.log_path).read_text().count(">>>>> Start Test Output") == 1
 
     env.exec("sed -i 's/side \\* side \\* side/side * side/' shapes/area.py")
-    after = run_tests(env, tiny, load_recipe(tiny), tmp_path / "after.log")
+    after = run_tests(env, tiny, load_recipe(tiny), log_file(tmp_path / "after.log"))
     assert after.resolved
     assert "side * side\n" in env.read_file("shapes/area.py").decode()
     assert "test_square" not in env.read_file("tests/test_area.py").decode()

@@ -24,9 +24,10 @@ from replay.models import anthropic, openai
 from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
-from replay.models.types import ChatRequest, ModelSpec, Usage
+from replay.models.types import ChatRequest, ModelSpec
 from replay.models.wire_checks import anthropic_problem
 from replay.records.cell import CellId, CellResult
+from replay.records.reply import Usage
 from replay.records.spend import Spend, figure_text
 from replay.sweep.progress import SweepProgress
 

@@ -4,7 +4,6 @@ a scripted model over real HTTP."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -26,8 +25,7 @@ from replay.pipeline.summary import Summarizer
 from replay.records.cell import CellId, CellResult
 from replay.records.snapshot import Snapshot
 from replay.records.summary import Summary
-from replay.store import Store
-from replay.store.artifacts import CONTINUATIONS
+from replay.store import Store, continuations
 
 from agent_scripts import FIX, SUBMIT, mini_agent, mini_history, mini_opening
 from conftest import make_client
@@ -73,11 +71,10 @@ def test_pre_and_post_speak_the_history_protocol_and_finish_by_submission(
     assert "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in post_first[1]["content"]
     assert post_first[2]["content"].startswith("You already worked on this issue before")
     assert "<summary>\nIndex of literal details" in post_first[2]["content"]
-    with Store.open(tmp_path / "replay.db") as store:
-        trace = json.loads((store.folder(CONTINUATIONS, post.continuation or "")
-                            / "trace.json").read_text())
-    assert trace["dialect"] == "mini-swe-agent-text"
-    assert [action["arguments"]["command"] for action in trace["actions"]] == [FIX, SUBMIT]
+    with Store.open_read_only(tmp_path / "replay.db") as store:
+        trace = continuations.trace(store, post.continuation or "")
+    assert trace is not None and trace.dialect == "mini-swe-agent-text"
+    assert [action.arguments["command"] for action in trace.actions] == [FIX, SUBMIT]
 
 
 def test_the_protocol_is_part_of_a_continuation_key(tiny: Instance) -> None:

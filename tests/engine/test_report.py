@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from matplotlib.text import Text as MplText
 from rich.console import Console
+from store_rows import plant
 
 from replay.core.errors import Fault, InputError
 from replay.core.vocab import FaultKind, ValidationStatus
@@ -219,10 +220,12 @@ def test_a_run_stored_before_temperature_and_refusals_loads_as_it_ran(tmp_path: 
                    '"summarizers":["m:codex"],"confirm":[]}')
     legacy_cell = json.dumps({"continuation": "c" * 64, "summary": None, "reused": False,
                               "diagnostics": {}, "spent": {}, "error": None, "seconds": 1.0})
+    Store.open(tmp_path / "replay.db").close()
+    plant(tmp_path / "replay.db", "INSERT INTO runs VALUES ('old', 'digest', ?, 0, 0)",
+          legacy_plan)
+    plant(tmp_path / "replay.db",
+          "INSERT INTO cells VALUES ('old', 'one', 'pre', '', 0, 'done', 1, ?, 0)", legacy_cell)
     with Store.open(tmp_path / "replay.db") as store:
-        store.db.execute("INSERT INTO runs VALUES ('old', 'digest', ?, 0, 0)", (legacy_plan,))
-        store.db.execute("INSERT INTO cells VALUES ('old', 'one', 'pre', '', 0, 'done', 1, ?, 0)",
-                         (legacy_cell,))
         validations.keep(store, "local", Validation("one", ValidationStatus.VALID, []))
         report = build(store, "old")
     assert report.plan.temperature == 0.0  # what runs made before it was a setting sampled at

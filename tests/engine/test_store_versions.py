@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from store_rows import rows
 
 from replay.core.errors import InputError
 from replay.models.cache import CallCache
 from replay.records.plan import Plan
-from replay.store import Store
+from replay.store import Store, runs
+from replay.store.calls import CallUsage, kept_calls, seconds_total
 from replay.store.migrations import MIGRATIONS
 from replay.store.runs import save_run
 from replay.store.schema import SCHEMA_VERSION, TABLES
@@ -57,18 +59,19 @@ def an_old_store(path: Path) -> Path:
 def test_an_older_store_reads_as_upgraded_and_is_upgraded_when_written(tmp_path: Path) -> None:
     store = an_old_store(tmp_path / "replay.db")
     before = store.read_bytes()
-    query = "SELECT key, input_tokens, seconds, cache_write_tokens FROM model_calls"
+    old = CallUsage("old", "m", 5, 0, 7, 0.5, "2026-01-01T00:00:00+00:00", None)
     for opened in (Store.open_read_only(store), Store.peek(store)):
-        with opened:
-            assert opened.db.execute(query).fetchall() == [("old", 5, None, 0)]
-            assert opened.db.execute("SELECT COUNT(*) FROM runs").fetchone() == (0,)
+        with opened:  # the columns and tables it lacks are read as empty
+            assert kept_calls(opened, ["old"]) == {"old": old}
+            assert seconds_total(opened) == (0.0, 1) and runs.names(opened) == []
     assert store.read_bytes() == before
     with Store.open(store) as opened:
-        assert opened.db.execute(query).fetchall() == [("old", 5, None, 0)]
-        version = opened.db.execute("SELECT value FROM meta").fetchone()
-        tables = {row[0] for row in opened.db.execute(
-            "SELECT name FROM sqlite_master WHERE type='table'")}
-    assert version == (str(SCHEMA_VERSION),) and tables == set(TABLES)
+        assert kept_calls(opened, ["old"]) == {"old": old}
+    query = "SELECT key, input_tokens, seconds, cache_write_tokens FROM model_calls"
+    assert rows(store, query) == [("old", 5, None, 0)]
+    version = rows(store, "SELECT value FROM meta")
+    tables = {row[0] for row in rows(store, "SELECT name FROM sqlite_master WHERE type='table'")}
+    assert version == [(str(SCHEMA_VERSION),)] and tables == set(TABLES)
     assert [step.version for step in MIGRATIONS] == list(range(2, SCHEMA_VERSION + 1))
 
 
@@ -141,6 +144,5 @@ def test_processes_opening_one_new_store_at_once_all_get_it(tmp_path: Path) -> N
             path = str(tmp_path / str(round_) / "node" / "replay.db")
             errors = [e for e in pool.starmap(_open_after, [(path, barrier)] * 4) if e]
             assert errors == [], f"round {round_}"
-            with Store.open_read_only(Path(path)) as store:
-                assert store.db.execute("SELECT value FROM meta WHERE key='schema_version'"
-                                        ).fetchone()[0] == str(SCHEMA_VERSION)
+            assert rows(Path(path), "SELECT value FROM meta WHERE key='schema_version'") == [
+                (str(SCHEMA_VERSION),)]

@@ -16,7 +16,7 @@ import pytest
 from replay.models.scripted import ScriptedServer
 from replay.records.plan import Plan
 from replay.report.tables import build
-from replay.store import Store, validations
+from replay.store import Store, runs, validations
 from replay.store.runs import load_cells, save_run
 
 from conftest import REPLAY, run_replay
@@ -227,4 +227,4 @@ def test_dry_run_shows_the_plan_and_calls_nothing(setup: tuple[Path, Path],
     assert "model calls at most 186 (18 summaries, 168 agent steps)" in done.stdout
     assert "cost at most $" in done.stdout and "no price" not in done.stdout
     with Store.open(store) as opened:
-        assert opened.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+        assert runs.names(opened) == []

@@ -33,7 +33,7 @@ from replay.records.history import History
 from replay.records.plan import Plan, PlannedHistory
 from replay.records.snapshot import Snapshot
 from replay.report.tables import build
-from replay.store import Store
+from replay.store import Store, runs
 from replay.store import histories as history_table
 from replay.store.runs import load_run, save_run
 from replay.sweep.plan import bind_run
@@ -220,7 +220,7 @@ def test_a_bad_history_choice_is_one_line_exit_2_and_writes_no_run(
     assert done.returncode == 2, done.stdout + done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr
     with Store.open(store) as opened:
-        assert opened.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+        assert runs.names(opened) == []
 
 
 def test_a_run_keeps_its_histories_and_names_another_choice_as_another_run(

@@ -16,21 +16,24 @@ import pytest
 from replay.agent.loop import AgentConfig
 from replay.agent.tools import TOOLS
 from replay.core.vocab import ValidationStatus
-from replay.models.cache import CallCache, request_content
+from replay.models.cache import CallCache, call_request
 from replay.models.client import call_key, settled
-from replay.models.types import ChatRequest, ChatResponse, ModelSpec, Usage
+from replay.models.types import ChatRequest, ModelSpec
 from replay.records.cell import CellId, CellResult
 from replay.records.continuation import KeptContinuation
 from replay.records.grade import Grade
 from replay.records.plan import Plan
+from replay.records.reply import ChatResponse, Usage
+from replay.records.retention import KeptScore, ScoreDetail
+from replay.records.summary import KeptSummary, Summary
+from replay.records.trace import Trace
 from replay.records.validation import Validation
 from replay.report.web.data import grid_view, read_store
 from replay.report.web.highlight import marked
 from replay.report.web.pages import page_name, render_cell, render_grid, write_site
 from replay.report.web.server import ViewServer
 from replay.report.web.traces import first_divergence, steps_of
-from replay.store import Store, continuations, validations
-from replay.store.artifacts import CONTINUATIONS
+from replay.store import Store, continuations, scores, summaries, validations
 from replay.store.runs import keep_cell, save_run
 from replay.store.schema import TABLES
 
@@ -105,10 +108,9 @@ def grade(resolved: bool) -> dict:
 
 def keep_continuation(store: Store, key: str, data: dict, resolved: bool,
                       calls: tuple[str, ...] = ()) -> None:
-    folder = store.folder(CONTINUATIONS, key)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "trace.json").write_text(json.dumps(data))
-    (folder / "tests.log").write_text(f"{TEST} {'PASSED' if resolved else 'FAILED'} {SCRIPT}\n")
+    writer = continuations.writer(store, key)
+    writer.trace(Trace.from_dict(data))
+    writer.tests_log(f"{TEST} {'PASSED' if resolved else 'FAILED'} {SCRIPT}\n")
     continuations.keep(store, KeptContinuation(key, "one", "pre" if resolved else "post",
                                                resolved, Grade(**grade(resolved)), calls))
 
@@ -132,25 +134,22 @@ def view_store(tmp_path: Path) -> Path:
         validations.keep(store, "local", Validation("one", ValidationStatus.VALID, []))
         keep_continuation(store, "a" * 64, PRE, True, (step_key(), "f" * 64))
         keep_continuation(store, "b" * 64, POST, False)
-        store.db.execute("INSERT INTO summaries VALUES ('s1', 'one', 'm:codex', 0, ?, 0)", (
-            json.dumps({"summarizer": "m:codex", "text": f"Fix /testbed/pkg/mod.py <b>{SCRIPT}",
-                        "messages": None, "calls": 2, "call_keys": ["d" * 64, "e" * 64],
-                        "input_tokens": 7, "output_tokens": 3, "cost": 0.0}),))
+        summaries.keep(store, "s1", KeptSummary("one", 0, "m:codex", Summary(
+            "m:codex", f"Fix /testbed/pkg/mod.py <b>{SCRIPT}", input_tokens=7, output_tokens=3,
+            calls=("d" * 64, "e" * 64)), requests=2))
         keep_cell(store, "r", CellResult(CellId("one", "pre", "", 0), "done", True, "a" * 64,
                                            diagnostics={"steps": 2}))
         keep_cell(store, "r", CellResult(CellId("one", "post", "m:codex", 0), "done", False,
                                            "b" * 64, "s1", diagnostics={"steps": 2}))
-        store.db.execute("INSERT INTO retention VALUES ('r', 'one', 'm:codex', 0, 0.5, 1, 2, "
-                         "'pre', ?, 0)", (json.dumps({
-                             "share": 0.5, "found": 1, "size": 2,
-                             "kept": {"path": ["/testbed/pkg/mod.py"]},
-                             "missed": {"error_type": ["ValueError"]}}),))
+        scores.replace(store, "r", [ScoreDetail(
+            KeptScore("one", "m:codex", 0, 0.5, 1, 2, "pre"),
+            kept={"path": ["/testbed/pkg/mod.py"]}, missed={"error_type": ["ValueError"]})])
     config = AgentConfig()
     request = ChatRequest(messages=PRE["messages"][:len(HISTORY)], tools=TOOLS,
                           temperature=config.temperature, max_tokens=config.max_tokens)
-    content = request_content(AGENT, settled(AGENT, request, 0), 0)
+    asked = call_request(AGENT, settled(AGENT, request, 0), 0)
     with CallCache(path) as cache:
-        cache.put(step_key(), AGENT, content, ChatResponse(
+        cache.put(step_key(), asked, ChatResponse(
             message=PRE["messages"][len(HISTORY)], cost=0.0123,
             usage=Usage(input_tokens=1234, output_tokens=56, cached_tokens=789)))
     return path

@@ -41,7 +41,7 @@ from replay.histories.trajectories import (
     with_context_tokens,
 )
 from replay.instances.records import Instance
-from replay.judge.testrun import run_tests
+from replay.judge.testrun import LogKeeper, log_file, run_tests
 from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT, cell_timeout
 from replay.records.history import History
 from replay.records.trajectory import Step, Trajectory
@@ -123,7 +123,8 @@ def _import_one(path: Path, recorded: Recorded, instance: Instance, backend: Bac
     env = backend.start(instance, recipe)
     try:
         source = f"{HistorySource.IMPORTED} {recorded.format} {path.name}"
-        built = rebuild(recorded, instance, env, recipe, key, source, scratch / f"{key}.log", rules,
+        built = rebuild(recorded, instance, env, recipe, key, source,
+                        log_file(scratch / f"{key}.log"), rules,
                         cell_timeout(test_timeout, validations.find(store, instance.instance_id,
                                                                     backend.name)))
     except InputError as exc:
@@ -160,7 +161,7 @@ def _precheck(path: Path, recorded: Recorded, rules: Sequence[Rule]) -> None:
 
 
 def rebuild(recorded: Recorded, instance: Instance, env: Environment, recipe: Recipe,
-            key: str, source: str, log_path: Path, rules: Sequence[Rule] = (),
+            key: str, source: str, keep_log: LogKeeper, rules: Sequence[Rule] = (),
             test_timeout: float = DEFAULT_TEST_TIMEOUT) -> Trajectory:
     """Execute the recorded actions once, snapshotting after each step, and grade the end.
 
@@ -188,7 +189,7 @@ def rebuild(recorded: Recorded, instance: Instance, env: Environment, recipe: Re
         cut_history(trajectory, rule)
     snapshots.settle(env, instance.base_commit)  # the tests see the tree alone
     return replace(trajectory,
-                   resolved=run_tests(env, instance, recipe, log_path, test_timeout).resolved)
+                   resolved=run_tests(env, instance, recipe, keep_log, test_timeout).resolved)
 
 
 def check_tree(recorded: Recorded, final_diff: bytes) -> None:

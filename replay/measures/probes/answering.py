@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from replay.agent.tools import TOOLS
@@ -32,11 +32,12 @@ from replay.measures.probes.grading import AnswerGrade, grade
 from replay.models.cache import CallCache
 from replay.models.client import ModelClient
 from replay.models.transport import ModelRefused
-from replay.models.types import ChatRequest, ChatResponse, Message, ModelSpec
+from replay.models.types import ChatRequest, Message, ModelSpec
 from replay.pipeline.cell import CellTask
 from replay.pipeline.summary import summary_of
 from replay.records.cell import CellId
 from replay.records.history import History
+from replay.records.reply import ChatResponse
 from replay.store import Store
 
 FULL = "full"
@@ -70,9 +71,10 @@ class Inputs:
         return self.cell_task(CellId(instance_id, Arm.POST, method, generation))
 
 
-@dataclass
+@dataclass(frozen=True)
 class Context:
-    """What one method gives one history in one generation, or why it could not."""
+    """What one method gives one history in one generation, or why it could not; `length` is
+    filled in by `probes.ceiling.measure`, which returns new records."""
 
     instance_id: str
     method: str
@@ -84,7 +86,7 @@ class Context:
     length: dict[str, Any] = field(default_factory=dict)  # see `probes.ceiling.measure`
 
 
-@dataclass
+@dataclass(frozen=True)
 class Answer:
     """One answer to one probe in one context, graded; `error` when it could not be had."""
 
@@ -159,22 +161,16 @@ def _summary_context(inputs: Inputs, store: Store, clients: Callable[[ModelSpec]
         summarized = summary_of(task.summarizer, task.history, task.cell.seed_index, store,
                                 clients)
     except HarnessError as exc:
-        context.error = f"summary: {_why(exc)}"
-        return context
+        return replace(context, error=f"summary: {_why(exc)}")
     summary = summarized.summary
     if summary is None:  # a refusal is a failed summary, never a halt
-        context.error = f"summary: refused: {summarized.refused}"
-        return context
-    context.summary = summarized.key
-    context.details = summary.details
+        return replace(context, error=f"summary: refused: {summarized.refused}")
+    context = replace(context, summary=summarized.key, details=summary.details)
     if summary.invalid:  # the method's own failure (H over its allowance): zero, no fallback
-        context.error = f"summary: invalid: {summary.invalid}"
-        return context
-    context.messages = post_messages(summary, task.history.messages,
-                                     task.instance.problem_statement, TESTBED,
-                                     inputs.carrier,
-                                     task.summarizer.prompt)
-    return context
+        return replace(context, error=f"summary: invalid: {summary.invalid}")
+    return replace(context, messages=post_messages(summary, task.history.messages,
+                                                   task.instance.problem_statement, TESTBED,
+                                                   inputs.carrier, task.summarizer.prompt))
 
 
 def probe_message(probe: Probe) -> Message:
@@ -231,16 +227,13 @@ def _why(exc: Exception) -> str:
 
 def _answer(context: Context, probe: Probe, sample: int,
             replies: dict[str, ChatResponse | str]) -> Answer:
-    answer = Answer(context.instance_id, context.method, context.generation, probe.id, sample)
+    asked = Answer(context.instance_id, context.method, context.generation, probe.id, sample)
     if context.messages is None:
-        answer.error = context.error
-        return answer
+        return replace(asked, error=context.error)
     reply = replies[_identity(answer_request(context.messages, probe), sample)]
     if isinstance(reply, str):
-        answer.error = reply
-        return answer
+        return replace(asked, error=reply)
     content = reply.message.get("content")
-    answer.reply = content if isinstance(content, str) else ""
-    answer.grade = grade(probe, answer.reply)
-    answer.input_tokens = reply.usage.input_tokens
-    return answer
+    text = content if isinstance(content, str) else ""
+    return replace(asked, grade=grade(probe, text), input_tokens=reply.usage.input_tokens,
+                   reply=text)

@@ -91,40 +91,39 @@ def kind(method: str) -> str:
 
 
 def measure(contexts: list[Context], histories: dict[str, History],
-            probes: dict[str, ProbeSet]) -> dict[str, Ceiling]:
-    """Each task's ceiling (enlarged to fit its S contexts), each context's complete input and
-    where it stands (`Context.length`), and every H alone that breaks the input rules failed."""
+            probes: dict[str, ProbeSet]) -> tuple[list[Context], dict[str, Ceiling]]:
+    """Each context with its complete input and where it stands (`Context.length`), every H
+    alone that breaks the input rules failed; and each task's ceiling (enlarged to fit its S
+    contexts)."""
     ceilings = {iid: task_ceiling(history, probes[iid]) for iid, history in histories.items()}
-    for context in contexts:
-        if context.messages is not None:
-            context.length["input_tokens"] = complete_input(context.messages,
-                                                            probes[context.instance_id])
+    sized = [context if context.messages is None else replace(context, length={
+        **context.length, "input_tokens": complete_input(context.messages,
+                                                         probes[context.instance_id])})
+             for context in contexts]
     for iid, ceiling in ceilings.items():
-        fitted = [c.length["input_tokens"] for c in contexts if c.instance_id == iid
+        fitted = [c.length["input_tokens"] for c in sized if c.instance_id == iid
                   and "input_tokens" in c.length and kind(c.method) == "s"]
         ceilings[iid] = replace(ceiling, enlarged=max(fitted, default=0))
-    for context in contexts:
-        _place(context, ceilings[context.instance_id])
-    return ceilings
+    return [_place(context, ceilings[context.instance_id]) for context in sized], ceilings
 
 
-def _place(context: Context, ceiling: Ceiling) -> None:
+def _place(context: Context, ceiling: Ceiling) -> Context:
     tokens = context.length.get("input_tokens")
-    context.length.update({"ceiling": ceiling.tokens, "full_tokens": ceiling.full_tokens,
-                           "within_ceiling": tokens is not None and tokens <= ceiling.tokens,
-                           "shorter_than_full": tokens is not None
-                           and tokens < ceiling.full_tokens})
+    placed = replace(context, length={
+        **context.length, "ceiling": ceiling.tokens, "full_tokens": ceiling.full_tokens,
+        "within_ceiling": tokens is not None and tokens <= ceiling.tokens,
+        "shorter_than_full": tokens is not None and tokens < ceiling.full_tokens})
     if tokens is None or kind(context.method) != "h":
-        return
+        return placed
     if tokens > ceiling.tokens:
         why = f"its complete input, {tokens} tokens, is over the ceiling of {ceiling.tokens}"
     elif tokens >= ceiling.full_tokens:
         why = (f"its complete input, {tokens} tokens, is not shorter than Full's "
                f"{ceiling.full_tokens}")
     else:
-        return
-    context.messages = None  # no fallback: the context fails and scores zero
-    context.error = f"summary: invalid: {context.method}: {why}"
+        return placed
+    # no fallback: the context fails and scores zero
+    return replace(placed, messages=None, error=f"summary: invalid: {context.method}: {why}")
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from replay.histories.collect import collection_key
 from replay.histories.importers.rebuild import import_key
 from replay.histories.importers.recorded import Recorded
 from replay.instances.records import Instance
-from replay.models.cache import cache_key, refusal_key, request_content
+from replay.models.cache import call_request, refusal_key, request_key
 from replay.models.prompt_cache import _block_prefixes as block_prefixes
 from replay.models.types import ChatRequest, ModelSpec
 from replay.pipeline.cell import Settings
@@ -73,10 +73,10 @@ def test_the_one_digest_is_sha256_of_canonical_json() -> None:
 
 
 def test_every_key_is_the_key_main_computed() -> None:
-    content = request_content(SPEC, REQUEST, 2)
+    asked = call_request(SPEC, REQUEST, 2)
     keys = {
-        "cache_key": cache_key(content),
-        "refusal_key": refusal_key(content),
+        "cache_key": request_key(asked),
+        "refusal_key": refusal_key(asked),
         "content_id": HISTORY.content_id(),
         "continuation_key": Start.of(HISTORY, MESSAGES, "openai:a@u", CONFIG, 1).key,
         "continuation_key mini": Start.of(MIMIC, MESSAGES, "openai:a@u", CONFIG, 0).key,

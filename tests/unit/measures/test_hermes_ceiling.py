@@ -58,8 +58,8 @@ def test_s_enlarges_the_ceiling_and_an_h_not_shorter_than_full_scores_zero() -> 
                 context(instance, history, "m:hermes-h", "Summary:\n## Critical Context\nok"),
                 context(instance, history, "m:hermes-h", "Summary:\n" + ". " * 2600, 1),
                 context(instance, history, "m:hermes-h+top:1", "Summary:\nfused")]
-    ceilings = measure(contexts, {instance.instance_id: history},
-                       {instance.instance_id: probes})
+    contexts, ceilings = measure(contexts, {instance.instance_id: history},
+                                 {instance.instance_id: probes})
     ceiling = ceilings[instance.instance_id]
     full, s_long, s_short, h_ok, h_long, fused = contexts
     assert ceiling.base == 3116 and ceiling.full_tokens == 2769 == full.length["input_tokens"]

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from store_rows import plant, rows
+
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import parse_summarizer
 from replay.core.errors import EnvironmentFault, Fault
@@ -47,8 +49,8 @@ def test_a_result_with_a_fault_and_a_spend_reads_back_equal(tmp_path: Path) -> N
         keep_cell(store, "r", failed)
         keep_cell(store, "r", done)
         loaded = load_cells(store, "r")
-        stored = json.loads(store.db.execute(
-            "SELECT record FROM cells WHERE arm='post'").fetchone()[0])
+    stored = json.loads(rows(tmp_path / "replay.db",
+                             "SELECT record FROM cells WHERE arm='post'")[0][0])
     assert loaded == {failed.cell: failed, done.cell: done}
     assert loaded[CELL].fault.traceback.rstrip().endswith("the container vanished")
     assert stored["fault"]["kind"] == "harness" and "error" not in stored
@@ -61,9 +63,10 @@ def test_a_cell_stored_with_an_error_line_reads_back_as_its_fault(tmp_path: Path
                          "diagnostics": {"traceback": "Traceback (most recent call last):\n"},
                          "spent": {"input_tokens": 40, "cost": 0.5}, "error": line,
                          "seconds": 1.0})
+    Store.open(tmp_path / "replay.db").close()
+    plant(tmp_path / "replay.db", "INSERT INTO cells VALUES ('r', 'one', 'post', 'm:codex', 0, "
+          "'error', NULL, ?, 0)", legacy)
     with Store.open(tmp_path / "replay.db") as store:
-        store.db.execute("INSERT INTO cells VALUES ('r', 'one', 'post', 'm:codex', 0, 'error', "
-                         "NULL, ?, 0)", (legacy,))
         result = load_cells(store, "r")[CELL]
     assert result.status is CellStatus.ERROR
     assert (result.fault.kind, result.fault.name, result.fault.stage) == (
@@ -80,10 +83,11 @@ def test_the_report_shows_an_old_error_line_as_it_was(tmp_path: Path) -> None:
             '"instances":["one"],"summarizers":["m:codex"]}')
     legacy = json.dumps({"continuation": None, "summary": None, "reused": False,
                          "diagnostics": {}, "spent": {}, "error": line, "seconds": 1.0})
+    Store.open(tmp_path / "replay.db").close()
+    plant(tmp_path / "replay.db", "INSERT INTO runs VALUES ('old', 'digest', ?, 0, 0)", plan)
+    plant(tmp_path / "replay.db", "INSERT INTO cells VALUES ('old', 'one', 'pre', '', 0, "
+          "'error', NULL, ?, 0)", legacy)
     with Store.open(tmp_path / "replay.db") as store:
-        store.db.execute("INSERT INTO runs VALUES ('old', 'digest', ?, 0, 0)", (plan,))
-        store.db.execute("INSERT INTO cells VALUES ('old', 'one', 'pre', '', 0, 'error', NULL, "
-                         "?, 0)", (legacy,))
         report = build(store, "old")
     assert report.outcomes[("one", "m:codex")].cause == f"one pre seed 0: {line}"
     assert [row["error"] for row in diagnostics(report)] == [line]  # as cells.csv has it
