@@ -14,6 +14,7 @@ import functools
 import shlex
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +86,8 @@ def validate_instance(instance: Instance, backend: Backend, store: Store,
     except HarnessError as exc:
         validation = Validation(instance.instance_id, ValidationStatus.ERROR,
                                 [f"harness fault: {exc}"])
-    validation.checks["seconds"] = {k: round(v, 2) for k, v in timings.items()}
+    validation = replace(validation, checks={
+        **validation.checks, "seconds": {k: round(v, 2) for k, v in timings.items()}})
     validations.keep(store, backend.name, validation)
     return validation
 

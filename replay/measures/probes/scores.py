@@ -13,7 +13,7 @@ shorter, never as compression.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from replay.measures.probes.answering import FULL, Answer
 from replay.measures.statistics import Interval, bootstrap_mean
@@ -41,7 +41,7 @@ class HistoryScore:
     malformed: int = 0  # replies that were not the JSON asked (they score zero)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Row:
     """One method on one cohort: `n` histories."""
 
@@ -54,7 +54,7 @@ class Row:
     all_correct: float
     input_tokens: float | None
     reduction: float | None
-    not_shorter: list[str] = field(default_factory=list)
+    not_shorter: tuple[str, ...] = ()
     malformed: int = 0
     accuracy_interval: Interval | None = None  # 95% bootstrap over the histories
     all_correct_interval: Interval | None = None
@@ -98,8 +98,8 @@ def rows(scores: list[HistoryScore], methods: list[str]) -> list[Row]:
                 mean(s.all_correct for s in group) or 0.0,
                 mean(s.input_tokens for s in group if s.input_tokens is not None),
                 None if method == FULL else mean(1 - s.input_tokens / f for s, f in paired),
-                [] if method == FULL else [s.instance_id for s, f in paired
-                                           if s.input_tokens >= f],
+                () if method == FULL else tuple(s.instance_id for s, f in paired
+                                                if s.input_tokens >= f),
                 sum(s.malformed for s in group), bootstrap_mean([s.accuracy for s in group]),
                 bootstrap_mean([s.all_correct for s in group])))
     return found

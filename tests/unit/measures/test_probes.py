@@ -149,4 +149,4 @@ def test_scores_average_fields_answers_generations_then_histories() -> None:
     assert (full.accuracy, full.reduction, full.n) == (1.0, None, 2)
     assert method.accuracy == (0.375 + 0.5) / 2 and method.answers == 6 and method.failed == 2
     assert method.reduction == pytest.approx(((1 - 200 / 1000) + (1 - 500 / 400)) / 2)
-    assert method.not_shorter == ["h2"]
+    assert method.not_shorter == ("h2",)
