@@ -84,7 +84,7 @@ def sweep(plan: api.Plan, workers: int, folder: Path) -> tuple[api.SweepOutcome,
     first (untimed); what came of it and the seconds its cells took."""
     path = folder / "replay.db"
     api.validate(api.instances(plan.suite, ids=plan.instances), path)
-    options = api.SweepOptions(path, workers=workers, prompts=lambda name: PROMPT)
+    options = api.RunOptions(path, workers=workers, prompts=lambda name: PROMPT)
     clock = Clock()
     outcome = api.sweep(plan, options, run="bench", listener=clock)
     return outcome, time.monotonic() - clock.started
