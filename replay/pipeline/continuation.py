@@ -128,8 +128,8 @@ def continue_agent(continuation: Continuation, history: History, base_commit: st
         if trace.exit_reason == ExitReason.ERROR:
             return replace(continuation, trace=trace, fault=trace.fault)
         if not unread(trace):
-            continuations.write_tree(store, continuation.key,
-                                     snapshots.settle(env, base_commit).diff)
+            tree = snapshots.settle(env, base_commit)
+            continuations.write_tree(store, continuation.key, tree.diff)
         return replace(continuation, trace=trace)
     except HarnessError as exc:
         ended = trace.ended(ExitReason.ERROR, f"{type(exc).__name__}: {exc}")

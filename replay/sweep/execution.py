@@ -125,9 +125,8 @@ def execute(run: Run, store: Store, cache: CallCache, executor: Executor,
     dry run's estimate of its cost, and the run's budget (shared with the executor) hears of
     it."""
     outcome = SweepResult(run.name)
-    todo = run.pending() + stale_refusals(run, store)
-    run = _validated(run, run.unjudged(todo), store, cache, executor, progress, outcome)
-    runnable = run.valid(todo)
+    run = _validated(run, run.unjudged(run.todo), store, cache, executor, progress, outcome)
+    runnable = run.valid(run.todo)
     progress.planned(len(runnable))
     tally = Tally(run.plan, dict(run.cells), run.verdicts)
     tasks = []
@@ -162,17 +161,10 @@ def _validated(run: Run, tests: list[ValidateTask], store: Store, cache: CallCac
             stored_validations.keep(store, run.plan.backend, verdict)
         outcome.validated.append(verdict)
         progress.validated(verdict)
-    return run.judged({found.instance_id: stored_validations.find(store, found.instance_id,
-                                                                  run.plan.backend)
-                       for found in outcome.validated})
-
-
-def stale_refusals(run: Run, store: Store) -> list[CellId]:
-    """Refused cells whose refusal the store no longer holds for the request the plan would
-    send now (a model's settings changed since): they run again."""
-    return [cell for cell in run.plan.cells()
-            if (found := run.cells.get(cell)) is not None and found.status == CellStatus.DONE
-            and found.refused and kept_result(run.task(cell), run.settings, store) is None]
+    verdicts = {found.instance_id: stored_validations.find(store, found.instance_id,
+                                                           run.plan.backend)
+                for found in outcome.validated}
+    return run.judged(verdicts)
 
 
 def _run(executor: Executor, tasks: list[Task], progress: Progress,
@@ -200,9 +192,10 @@ def _run(executor: Executor, tasks: list[Task], progress: Progress,
 
 def _record(store: Store, run: str, result: CellResult, tally: Tally, outcome: SweepResult,
             progress: Progress) -> None:
+    labels = tally.add(result)
     keep_cell(store, run, result)
     outcome.results.append(result)
-    progress.finished(result, tally.add(result))
+    progress.finished(result, labels)
 
 
 @dataclass
@@ -242,10 +235,9 @@ class Estimate:
 
 def estimate(run: Run, store: Store) -> Estimate:
     """The cells, model calls, tokens and cost of the run's pending cells (nothing is run)."""
-    todo = run.pending() + stale_refusals(run, store)
-    found = Estimate(cells=len(run.plan.cells()), done=len(run.plan.cells()) - len(todo),
+    found = Estimate(cells=len(run.plan.cells()), done=len(run.plan.cells()) - len(run.todo),
                      kept=0, to_run=0)
-    for cell in todo:
+    for cell in run.todo:
         task = run.task(cell)
         if kept_result(task, run.settings, store) is not None:
             found.kept += 1

@@ -18,7 +18,7 @@ from typing import Any
 
 from replay.compaction.sources import PromptText
 from replay.compaction.summarize import SummarizerName, parse_summarizer
-from replay.core.vocab import Arm, ValidationStatus
+from replay.core.vocab import Arm, CellStatus, ValidationStatus
 from replay.histories.planned import with_histories
 from replay.histories.records import bundled_snapshot
 from replay.instances.records import Instance
@@ -26,7 +26,7 @@ from replay.instances.selection import choose_instances
 from replay.judge.timeouts import cell_timeout, gold_seconds
 from replay.models.registry import resolve
 from replay.models.types import ModelSpec
-from replay.pipeline.cell import CellTask, Settings
+from replay.pipeline.cell import CellTask, Settings, kept_result
 from replay.pipeline.summary import Summarizer
 from replay.records.cell import CellId, CellResult
 from replay.records.history import History
@@ -90,7 +90,9 @@ class Run:
     """A run with what its cells need loaded (see the module docstring): `settings` are what
     every cell shares (the agent's model, carrier, steps, temperature), `summarizers` each POST
     summarizer parsed, `verdicts` the stored verdict on each instance of the plan on its
-    backend, `cells` the results the store keeps."""
+    backend, `cells` the results the store keeps, `todo` the cells to run: the pending ones,
+    and the refused ones whose refusal the store no longer holds for the request the plan
+    would send now (a model's settings changed since)."""
 
     name: str
     plan: Plan
@@ -101,6 +103,7 @@ class Run:
     summarizers: Mapping[str, Summarizer]
     verdicts: Mapping[str, Validation | None]
     cells: Mapping[CellId, CellResult]
+    todo: tuple[CellId, ...] = ()
 
     def task(self, cell: CellId) -> CellTask:
         """The task of one cell of the plan; its test timeout is the plan's, else derived from
@@ -172,9 +175,18 @@ def loaded(store: Store, name: str, plan: Plan, options: RunOptions, agent: Mode
     summarizers = {text: _summarizer(parse_summarizer(text), plan.temperature, prompts)
                    for text in plan.summarizers}
     plan, histories = with_histories(plan, chosen, store)
-    return Run(name, plan, options, Settings(agent, plan.carrier, plan.steps, plan.temperature),
-               {instance.instance_id: instance for instance in chosen}, histories, summarizers,
-               validations(store, plan), load_cells(store, name))
+    run = Run(name, plan, options, Settings(agent, plan.carrier, plan.steps, plan.temperature),
+              {instance.instance_id: instance for instance in chosen}, histories, summarizers,
+              validations(store, plan), load_cells(store, name))
+    return replace(run, todo=(*run.pending(), *_stale_refusals(run, store)))
+
+
+def _stale_refusals(run: Run, store: Store) -> list[CellId]:
+    """Refused cells whose refusal the store no longer holds for the request the plan would
+    send now: they run again."""
+    return [cell for cell in run.plan.cells()
+            if (found := run.cells.get(cell)) is not None and found.status == CellStatus.DONE
+            and found.refused and kept_result(run.task(cell), run.settings, store) is None]
 
 
 def _summarizer(name: SummarizerName, temperature: float,
