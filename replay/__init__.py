@@ -42,10 +42,10 @@ The packages follow the protocol in the order data flows; each imports only from
     commands/, cli         the `replay` command: parse, call `replay.api`, print
 
 How a sweep runs, in the words of the code: a `Plan` (records) is what a run is (its instances,
-summarizers and the frame every cell shares), kept in the store; `api.SweepOptions` is how one
-invocation runs it (store, workers, backend, limits), never kept; a `Prepared` plan has what its
-cells need loaded (instances, histories, models, prompts); its `Settings` are what every cell
-of the run shares (agent, carrier, steps, temperature); a `Setup` is what each worker needs
-(those settings, the backend, the store, the call gates); `AgentConfig` is one continuation
-loop's limits, made from the settings.
+summarizers and the frame every cell shares), kept in the store; `api.RunOptions` is how one
+invocation runs it (store, workers, executor, backend, limits, budget), never kept; a `Run`
+(`sweep/run.py`, made once by `api.load`) is both with what the cells need loaded (instances,
+histories, parsed summarizers, verdicts, kept cells), handed as it is to the driver and to
+every worker; its `Settings` are what every cell of the run shares (agent, carrier, steps,
+temperature), and `AgentConfig` is one continuation loop's limits, made from the settings.
 """

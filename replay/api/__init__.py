@@ -7,7 +7,8 @@
     collect           Phase A histories from an agent run from the start of each task
     import_histories  Phase A histories from trajectories users already have
     run_cell          one PRE or POST cell on a restored snapshot, graded
-    plan, sweep       a backbone or prompt sweep, kept as a run (`estimate`: its dry run)
+    plan, sweep       a backbone or prompt sweep, kept as a run (`estimate`: its dry run;
+                      `load`: a run with what its cells need loaded, as a sweep runs it)
     confirm           the three-run confirmation of a run's damaged pairs
     study             the paper's whole Task Preservation design as two runs (`study_estimate`:
                       its dry run; `study_report`: its tables in the paper's shapes)
@@ -63,11 +64,13 @@ from replay.api.sweeps import (
     NO_CHOICE,
     Confirmation,
     HistoryChoice,
+    Run,
+    RunOptions,
     SweepEstimate,
-    SweepOptions,
     SweepOutcome,
     confirm,
     estimate,
+    load,
     plan,
     summarizers,
     sweep,
@@ -89,10 +92,11 @@ from replay.records.plan import Plan
 __all__ = [
     "Backbone", "CellId", "CellOptions", "CellResult", "CellRun", "Collection", "Confirmation",
     "Coverage", "Exported", "HistoryChoice", "Imports", "Listener", "ModelRow", "NO_CHOICE",
-    "Plan", "ProbeOptions", "Probed", "Progress", "Removed", "RunRetention", "SILENT", "Selection",
-    "Silent", "StudyDesign", "StudyEstimate", "StudyReport", "SweepEstimate", "SweepOptions",
-    "SweepOutcome", "boundaries", "check_model", "check_recipes", "collect", "confirm", "estimate",
-    "export", "import_histories", "instances", "models", "parse_backbones", "plan", "probe",
+    "Plan", "ProbeOptions", "Probed", "Progress", "Removed", "Run", "RunOptions", "RunRetention",
+    "SILENT", "Selection", "Silent", "StudyDesign", "StudyEstimate", "StudyReport",
+    "SweepEstimate", "SweepOutcome", "boundaries", "check_model", "check_recipes", "collect",
+    "confirm", "estimate", "export", "import_histories", "instances", "load", "models",
+    "parse_backbones", "plan", "probe",
     "probe_plan", "prompt", "recipe", "remove_containers", "report", "retention",
     "run_cell", "session_retention", "study", "study_estimate", "study_report", "summarizers",
     "sweep", "sync_prompts", "validate", "view_server",

@@ -61,6 +61,7 @@ from replay.models.types import ChatRequest
 from replay.records.history import History
 from replay.store import Store
 from replay.store.calls import seconds_total
+from replay.store.continuations import find as kept_continuation
 from replay.store.runs import all_cells
 from replay.sweep.labels import label
 
@@ -73,7 +74,8 @@ __all__ = [
     "at_base", "bundled_history", "collect_trajectory", "commit_files", "cut_history",
     "environment",
     "evidence_problems", "find_mirror", "git", "history_record", "import_files", "instances_dir",
-    "is_test_path", "label", "load_dataset", "load_history_file", "load_instance_dir",
+    "is_test_path", "kept_continuation", "label", "load_dataset", "load_history_file",
+    "load_instance_dir",
     "load_recipe", "load_sessions", "loaded", "make_backend", "markdown_table", "open_backend",
     "parse_rule", "read_trajectory", "request_body", "resolve", "run_agent", "score_session",
     "seconds_total", "select", "serialize", "settled", "snapshots", "validate_instance",

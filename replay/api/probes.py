@@ -41,8 +41,8 @@ from replay.pipeline.continuation import model_id
 from replay.records.plan import Plan
 from replay.report.exports import reports_folder
 from replay.store import Store
-from replay.sweep.cells import prepare_plan
 from replay.sweep.plan import latest_run, require_run
+from replay.sweep.run import RunOptions, loaded
 
 
 @dataclass(frozen=True)
@@ -161,10 +161,11 @@ def probe(options: ProbeOptions, run: str | None = None, selection: Selection = 
         folder = checked_output_folder(options.out or reports_folder(store, name) / "probes",
                                        "the probes' exports folder")
         sources = Path(found.prompt_sources) if found.prompt_sources else None
-        prepared = prepare_plan(found, answering, lambda n: prompt(n, sources, listener), store)
-        probes, skipped = load_probes(prepared.instances, prepared.histories, given)
-        inputs = Inputs(prepared.plan.summarizers, prepared.settings.carrier,
-                        prepared.histories, probes, prepared.task)
+        run = loaded(store, name, found, RunOptions(path), answering,
+                     lambda n: prompt(n, sources, listener))
+        probes, skipped = load_probes(dict(run.instances), dict(run.histories), given)
+        inputs = Inputs(run.plan.summarizers, run.settings.carrier, dict(run.histories), probes,
+                        run.task)
         with CallCache(path) as cache:
             clients = Clients(cache, options.call_deadline)
             try:

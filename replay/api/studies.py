@@ -17,8 +17,8 @@ from pathlib import Path
 from replay.api.listen import SILENT, Listener
 from replay.api.results import report
 from replay.api.sweeps import (
+    RunOptions,
     SweepEstimate,
-    SweepOptions,
     SweepOutcome,
     confirm,
     estimate,
@@ -127,7 +127,7 @@ class StudyEstimate:
         return found
 
 
-def study_estimate(design: StudyDesign, options: SweepOptions,
+def study_estimate(design: StudyDesign, options: RunOptions,
                    listener: Listener = SILENT) -> StudyEstimate:
     """What the study would call and cost, before anything runs; nothing is written. Bad input
     (an unknown executor too) raises as the study itself would."""
@@ -166,7 +166,7 @@ def _minus(whole: Estimate, part: Estimate) -> Estimate:
 Step = Callable[[str, object], None]
 
 
-def study(design: StudyDesign, options: SweepOptions, listener: Listener = SILENT,
+def study(design: StudyDesign, options: RunOptions, listener: Listener = SILENT,
           on_step: Step = lambda _name, _done: None) -> int:
     """Run (or resume) the study: the backbone comparison (validation first), the confirmation
     of its damaged pairs, then the prompt comparison; `on_step` hears of each step once done

@@ -7,7 +7,7 @@ write (created if need be) only once it is all good, and never by a dry run."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from math import comb
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from replay.core.errors import InputError
 from replay.core.vocab import CellStatus
 from replay.histories.boundaries import parse_rule
 from replay.histories.planned import choose_histories
+from replay.instances.records import Instance
 from replay.instances.selection import choose_instances
 from replay.measures.statistics import power_line
 from replay.models.cache import CallCache
@@ -33,40 +34,11 @@ from replay.records.validation import Validation
 from replay.store import Store
 from replay.store.runs import load_cells, save_run
 from replay.sweep import execution
-from replay.sweep.budget import Budget
-from replay.sweep.cells import Prepared, prepare_plan
 from replay.sweep.confirm import confirm_pairs, fixed_samples
 from replay.sweep.executors import check_executor, make_executor
 from replay.sweep.fit import context_warnings, fitting
 from replay.sweep.plan import bind_run, check_timeout, latest_run, pending, require_run
-from replay.sweep.workers import Setup
-
-
-@dataclass(frozen=True)
-class SweepOptions:
-    """How a plan's cells run: the store, the workers, where environments and models are, the
-    limits. `test_timeout` is `replay confirm`'s (checked against the run's). `budget` is
-    dollars: no cell starts once spend so far plus the cells in flight would pass it; one
-    budget holds for every sweep run with these options (confirm runs in rounds). `prompts`
-    gives a compaction prompt by name (default: from the plan's catalogue, synced when
-    missing)."""
-
-    store: Path
-    workers: int = 1
-    per_provider: int = 8
-    backend: str | None = None
-    executor: str = "local"
-    ray_address: str | None = None
-    mirrors: Path | None = None
-    base_image: str | None = None
-    call_deadline: float | None = None
-    test_timeout: float | None = None
-    budget: float | None = None
-    prompts: Callable[[str], PromptText] | None = None
-    spending: Budget | None = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "spending", Budget.of(self.budget))
+from replay.sweep.run import Run, RunOptions, loaded
 
 
 @dataclass(frozen=True)
@@ -154,17 +126,30 @@ def plan(kind: str, summarizers: Sequence[str], agent_model: str, *, suite: str 
                 test_timeout=test_timeout)
 
 
-def estimate(sweep_plan: Plan, options: SweepOptions, run: str | None = None,
+def load(store: Store, name: str, plan: Plan, options: RunOptions, listener: Listener = SILENT,
+         known: Sequence[Instance] = ()) -> Run:
+    """The run `name` once `plan` joins it (on the options' backend, if they name one), with
+    every record its cells need loaded from `store`, once (see `replay.sweep.run`): what a sweep
+    runs. Bad input raises (a plan that does not fit the run, an unknown model, prompt or
+    instance); nothing is written. `known`: instances the caller has loaded already."""
+    merged = bind_run(store, name, plan)
+    if options.backend:
+        merged = merged.model_copy(update={"backend": options.backend})
+    return loaded(store, name, merged, options, resolve(merged.agent),
+                  _prompts(merged, options, listener), known)
+
+
+def estimate(sweep_plan: Plan, options: RunOptions, run: str | None = None,
              histories: HistoryChoice = NO_CHOICE, listener: Listener = SILENT) -> SweepEstimate:
     """A dry run of `sweep`: the run the plan joins and at most what it would call and cost.
     Nothing is called and nothing is written."""
     agent = resolve(sweep_plan.agent)
     with Store.peek(options.store) as seen:
-        name, prepared = _bound(sweep_plan, run, seen, agent, options, histories, listener)
-        return _dry_run(seen, name, prepared)
+        return _dry_run(seen, _bound(sweep_plan, run, seen, agent, options, histories,
+                                     listener))
 
 
-def sweep(sweep_plan: Plan, options: SweepOptions, run: str | None = None,
+def sweep(sweep_plan: Plan, options: RunOptions, run: str | None = None,
           histories: HistoryChoice = NO_CHOICE, listener: Listener = SILENT) -> SweepOutcome:
     """Run (or extend, or resume) the run `run` (default: the plan's own name) from the
     `histories` chosen; every pending cell is run and kept, validations first."""
@@ -172,10 +157,10 @@ def sweep(sweep_plan: Plan, options: SweepOptions, run: str | None = None,
     _check_keys(sweep_plan, agent)  # a missing key is one line before any download or build
     check_executor(options.executor, options.ray_address)
     with Store.peek(options.store) as seen:
-        name, prepared = _bound(sweep_plan, run, seen, agent, options, histories, listener)
-        todo = _todo(seen, name, prepared)
+        found = _bound(sweep_plan, run, seen, agent, options, histories, listener)
+        todo = _todo(found)
     with Store.open(options.store) as store:
-        return _run_pending(store, name, prepared, options, listener, todo)
+        return _run_pending(store, found, listener, todo)
 
 
 @dataclass(frozen=True)
@@ -198,7 +183,7 @@ class Confirmation:
 Round = Callable[[SweepOutcome | SweepEstimate], None]
 
 
-def confirm(options: SweepOptions, run: str | None = None, dry_run: bool = False,
+def confirm(options: RunOptions, run: str | None = None, dry_run: bool = False,
             listener: Listener = SILENT, on_round: Round = lambda _: None) -> Confirmation:
     """Re-run each damaged pair of the run (default: the latest) at seeds 1 and 2; pending
     seed-0 cells are run too, and pairs they turn out damaged are confirmed in a second round
@@ -218,22 +203,19 @@ def confirm(options: SweepOptions, run: str | None = None, dry_run: bool = False
                              f"{found.agent_id} as when run {name!r} began")
         note = greedy_note(found, agent)
         if dry_run:
-            return _confirm(seen, name, found, agent, options, dry_run, listener, on_round,
-                            note)
+            return _confirm(seen, name, found, options, dry_run, listener, on_round, note)
     with Store.open(options.store) as store:
-        return _confirm(store, name, found, agent, options, dry_run, listener, on_round, note)
+        return _confirm(store, name, found, options, dry_run, listener, on_round, note)
 
 
-def _confirm(store: Store, name: str, found: Plan, agent: ModelSpec, options: SweepOptions,
-             dry_run: bool, listener: Listener, on_round: Round,
-             note: str | None) -> Confirmation:
+def _confirm(store: Store, name: str, found: Plan, options: RunOptions, dry_run: bool,
+             listener: Listener, on_round: Round, note: str | None) -> Confirmation:
     rounds: list[SweepOutcome | SweepEstimate] = []
 
     def run_plan(current: Plan) -> int:
-        prepared = prepare_plan(current, agent, _prompts(current, options, listener), store)
-        done = (_dry_run(store, name, prepared) if dry_run else
-                _run_pending(store, name, prepared, options, listener,
-                             _todo(store, name, prepared)))
+        run = load(store, name, current, options, listener)
+        done = _dry_run(store, run) if dry_run else _run_pending(store, run, listener,
+                                                                  _todo(run))
         rounds.append(done)
         on_round(done)
         return done.code
@@ -255,7 +237,7 @@ def greedy_note(found: Plan, agent: ModelSpec) -> str | None:
             "stable")
 
 
-def _prompts(found: Plan, options: SweepOptions,
+def _prompts(found: Plan, options: RunOptions,
              listener: Listener) -> Callable[[str], PromptText]:
     """Where prompts come from: the options' own, else the plan's catalogue (the bundled one
     unless it names another)."""
@@ -277,58 +259,49 @@ def _check_keys(plan: Plan, agent: ModelSpec) -> None:
             api_key(resolve(model))
 
 
-def _bound(plan: Plan, run: str | None, store: Store, agent: ModelSpec, options: SweepOptions,
-           histories: HistoryChoice, listener: Listener) -> tuple[str, Prepared]:
-    """The plan as the run it joins (named `run`, else the plan's default name) has it, with
-    the histories chosen and what its cells need loaded; bad input raises, nothing is written."""
+def _bound(plan: Plan, run: str | None, store: Store, agent: ModelSpec, options: RunOptions,
+           histories: HistoryChoice, listener: Listener) -> Run:
+    """The run the plan joins (named `run`, else the plan's default name), from the histories
+    chosen, loaded; bad input raises, nothing is written."""
     instances = choose_instances(plan.suite, plan.dataset, plan.instances, None, None)
     if histories.fit:
         instances = fitting(instances, store, histories.rule, agent, listener.note)
         plan = plan.model_copy(update={"instances": tuple(i.instance_id for i in instances)})
     plan = plan.model_copy(update={"histories": choose_histories(
         instances, store, histories.ids, histories.rule)})
-    name = run or plan.default_name()
-    merged = bind_run(store, name, plan)
-    if options.backend:
-        merged = merged.model_copy(update={"backend": options.backend})
-    return name, prepare_plan(merged, agent, _prompts(merged, options, listener), store, instances)
+    return load(store, run or plan.default_name(), plan, options, listener, instances)
 
 
-def _todo(store: Store, name: str, prepared: Prepared) -> int:
+def _todo(run: Run) -> int:
     """How many cells of the run are pending, once every model they call has its key."""
-    todo = pending(prepared.plan, load_cells(store, name))
-    for spec in prepared.models(todo):
+    todo = run.pending()
+    for spec in run.models(todo):
         api_key(spec)
     return len(todo)
 
 
-def _dry_run(store: Store, name: str, prepared: Prepared) -> SweepEstimate:
+def _dry_run(store: Store, run: Run) -> SweepEstimate:
     """The estimate of running the run's pending cells; nothing is called or written."""
-    plan = prepared.plan
-    return SweepEstimate(name, plan, execution.estimate(prepared, name, store),
+    plan = run.plan
+    return SweepEstimate(run.name, plan, execution.estimate(run, store),
                          power_line(len(plan.instances), comb(len(plan.summarizers), 2)),
-                         tuple(context_warnings(prepared)))
+                         tuple(context_warnings(run)))
 
 
-def _run_pending(store: Store, name: str, prepared: Prepared, options: SweepOptions,
-                listener: Listener, todo: int) -> SweepOutcome:
+def _run_pending(store: Store, run: Run, listener: Listener, todo: int) -> SweepOutcome:
     """Record the run's plan and run its `todo` pending cells (`_todo`)."""
-    plan = prepared.plan
-    save_run(store, name, plan)
-    setup = Setup(prepared.settings, plan.backend, options.mirrors, store.path,
-                  options.per_provider, options.base_image, options.call_deadline)
-    executor = make_executor(options.executor, setup, options.workers, options.ray_address,
-                             options.spending)
+    save_run(store, run.name, run.plan)
+    options = run.options
+    executor = make_executor(run)
     try:
         with CallCache(store.path) as cache, listener.cells(todo, options.workers) as progress:
-            result = execution.execute(prepared, name, store, cache, executor, progress,
-                                       options.spending)
+            result = execution.execute(run, store, cache, executor, progress)
     finally:
         executor.close()
     faults = tuple(found for found in result.validated if found.status == CellStatus.ERROR)
     failed = {found.instance_id for found in faults}
-    waiting = sum(1 for cell in pending(plan, load_cells(store, name))
+    waiting = sum(1 for cell in pending(run.plan, load_cells(store, run.name))
                   if cell.instance_id in failed) if faults else 0
     budget_line = (options.spending.line(len(result.unstarted))
                    if result.unstarted and options.spending is not None else None)
-    return SweepOutcome(name, plan, result, faults, waiting, budget_line)
+    return SweepOutcome(run.name, run.plan, result, faults, waiting, budget_line)

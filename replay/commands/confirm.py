@@ -39,7 +39,7 @@ RunArgument = Annotated[str | None, typer.Argument(
     callback=run_name, help="Run name (default: the latest run).")]
 
 
-def confirm_command(run: str | None, options: api.SweepOptions, dry_run: bool,
+def confirm_command(run: str | None, options: api.RunOptions, dry_run: bool,
                     out: Console) -> int:
     """Confirm the run's damaged pairs, printing each round; 0 when no cell ended in an error,
     else 1."""
@@ -70,7 +70,7 @@ def register(app: typer.Typer) -> None:
         test_timeout: TestTimeout = None, budget: Dollars = None,
     ) -> None:
         """Re-run every damaged pair twice more (seeds 1, 2): stable damage or seed-variable."""
-        options = api.SweepOptions(store or default_store(), workers, per_provider, backend,
+        options = api.RunOptions(store or default_store(), workers, per_provider, backend,
                                    executor, ray_address, repo_mirror, base_image,
                                    call_deadline, test_timeout, budget)
         raise typer.Exit(confirm_command(run, options, dry_run, console))

@@ -86,7 +86,7 @@ def show_study_estimate(found: api.StudyEstimate, design: api.StudyDesign,
             "cells in flight would pass it; run again with more to go on"))
 
 
-def study_command(design: api.StudyDesign, options: api.SweepOptions, dry_run: bool,
+def study_command(design: api.StudyDesign, options: api.RunOptions, dry_run: bool,
                   out_folder: Path | None) -> int:
     """Show the dry run, or run the study and print its tables; the exit code of the run."""
     if dry_run:
@@ -153,7 +153,7 @@ def register(app: typer.Typer) -> None:
             name or f"study-{suite}", agent_model, api.parse_backbones(model or [], backbones),
             summarizer or agent_model, suite, dataset, tuple(names), steps=steps,
             temperature=temperature, prompt_sources=prompt_sources, test_timeout=test_timeout)
-        options = api.SweepOptions(store or default_store(), workers, per_provider, backend,
+        options = api.RunOptions(store or default_store(), workers, per_provider, backend,
                                    executor, ray_address, repo_mirror, base_image, call_deadline,
                                    budget=budget)
         raise typer.Exit(study_command(design, options, dry_run, out))

@@ -84,7 +84,7 @@ def show_estimate(found: api.SweepEstimate, out: Console) -> None:
         say(out, line, style="yellow")
 
 
-def sweep_command(plan: Plan, run: str | None, options: api.SweepOptions, dry_run: bool,
+def sweep_command(plan: Plan, run: str | None, options: api.RunOptions, dry_run: bool,
                   histories: api.HistoryChoice = api.NO_CHOICE) -> int:
     """Run (or only show, `dry_run`) the sweep and print what came of it; 0 when every cell and
     every validation ended without an error, else 1."""
@@ -154,7 +154,7 @@ def register(app: typer.Typer) -> None:
                         pattern=filter_, span=slice_, carrier=carrier, steps=steps,
                         prompt_sources=prompt_sources, temperature=temperature,
                         test_timeout=test_timeout)
-        options = api.SweepOptions(store or default_store(), workers, per_provider, backend,
+        options = api.RunOptions(store or default_store(), workers, per_provider, backend,
                                    executor, ray_address, repo_mirror, base_image,
                                    call_deadline, budget=budget)
         fit = api.HistoryChoice.parse(history, history_rule,
@@ -190,7 +190,7 @@ def _register_prompt(app: typer.Typer) -> None:
                         ids=instance or [], pattern=filter_, span=slice_, carrier=carrier,
                         steps=steps, prompt_sources=prompt_sources, temperature=temperature,
                         test_timeout=test_timeout)
-        options = api.SweepOptions(store or default_store(), workers, per_provider, backend,
+        options = api.RunOptions(store or default_store(), workers, per_provider, backend,
                                    executor, ray_address, repo_mirror, base_image,
                                    call_deadline, budget=budget)
         raise typer.Exit(sweep_command(plan, run, options, dry_run,

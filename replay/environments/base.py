@@ -101,7 +101,7 @@ class ReadCache:
     """The files an environment read since it last ran a command, to give a second read of one
     without a command. Sound because nothing changes the tree between two commands: nothing a
     command started outlives it, and the engine writes only through commands (`exec`,
-    `write_file`, `reset` each call `clear`). At most `limit` bytes are kept."""
+    `write_file`, `reset` each forget it). At most `limit` bytes are kept."""
 
     def __init__(self, limit: int = 16 << 20) -> None:
         self.limit = limit

@@ -10,13 +10,16 @@ with an empty layer and ends the old one (and with it the old layer and namespac
 next command sees exactly the build again, whatever the last cell did to the tree, `.git/`
 (hooks, info/exclude), ignored files (`__pycache__`) or the venv (a `.pth`, sitecustomize.py),
 and a cell that fills its layer fills only its own bounded tmpfs. The engine never reads the
-layer's files: it sees the tree only through the sandbox (`changed` is for tests).
+layer's files: it sees the tree only through the sandbox (`changed` is for tests). The next
+fresh layer's holder is made in the background while the layer is in use (`Spare`), in
+namespaces of its own, so that `fresh()` need not wait for it.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from replay.environments.holders import Holder, hold
@@ -32,6 +35,7 @@ class CellLayer:
         self.folder = folder
         self.size = size
         self.holder: Holder | None = None
+        self.spare: Spare | None = None
 
     @property
     def live(self) -> bool:
@@ -44,12 +48,19 @@ class CellLayer:
         holders.hold): the next command sees the build as it was built. Returns the PID of the
         new holder, whose namespaces the cell's commands enter."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        key = (build, tuple(unroutable), tuple(groups))
+
+        def make() -> Holder:
+            return hold(self.folder, self.size, self.overlays(build), unroutable, groups)
+
         old, self.holder = self.holder, None
         try:  # the new holder first: the slot's control groups always have one to remove them
-            self.holder = hold(self.folder, self.size, self.overlays(build), unroutable, groups)
+            spare, self.spare = self.spare, None
+            self.holder = (spare.take(key) if spare is not None else None) or make()
         finally:
             if old is not None:
                 old.kill()
+        self.spare = Spare(key, make)
         return self.holder.pid
 
     def overlays(self, build: Path) -> list[Overlay]:
@@ -69,7 +80,46 @@ class CellLayer:
                       for name in os.listdir(self.holder.seen(self.folder / part / "upper")))
 
     def close(self) -> None:
-        """Discard the layer: its holder ends, and the cell's namespaces and mounts with it."""
+        """Discard the layer: its holder ends, and the cell's namespaces and mounts with it
+        (and the spare's)."""
         old, self.holder = self.holder, None
+        spare, self.spare = self.spare, None
+        if spare is not None:
+            spare.discard()
         if old is not None:
             old.kill()
+
+
+class Spare:
+    """The holder of a layer's next fresh state, made in the background while the layer is in
+    use, so that `fresh` finds it ready: an unused holder with an empty layer, exactly what
+    `fresh` would make then (`key`: what it was made for). One that could not be made is made
+    again by `fresh`, which then says why if it fails."""
+
+    def __init__(self, key: tuple[object, ...], make: Callable[[], Holder]) -> None:
+        self.key = key
+        self.holder: Holder | None = None
+        self.thread = threading.Thread(target=self._make, args=(make,), daemon=True,
+                                       name="replay-spare-layer")
+        self.thread.start()
+
+    def _make(self, make: Callable[[], Holder]) -> None:
+        try:
+            self.holder = make()
+        except Exception:  # made again, and reported, by `fresh`
+            self.holder = None
+
+    def take(self, key: tuple[object, ...]) -> Holder | None:
+        """The spare holder if it was made for `key` and still runs; else None (it ends)."""
+        self.thread.join()
+        if key == self.key and self.holder is not None and self.holder.alive:
+            return self.holder
+        self.discard()
+        return None
+
+    def discard(self) -> None:
+        """End the spare holder (once it is made)."""
+        self.thread.join()
+        if self.holder is not None:
+            self.holder.kill()
+            self.holder = None

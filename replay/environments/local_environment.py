@@ -36,6 +36,7 @@ from replay.environments.spool import collect
 from replay.records.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
+RESTORED_KEPT = 4  # snapshots whose first reads an environment keeps (see `restore`)
 
 
 class LocalEnvironment:
@@ -62,13 +63,16 @@ class LocalEnvironment:
         self.group: ControlGroup | None = None
         self.building = False  # install steps write the build itself
         self.read = ReadCache()
+        self.restored: dict[str, ReadCache] = {}  # see `restore`
 
     def exec(self, command: str, timeout: float = 120.0, network: bool = False,
              env: dict[str, str] | None = None, output_limit: int = DEFAULT_OUTPUT_LIMIT,
              input: bytes | None = None) -> ExecResult:
         """Run `command` with bash in /testbed (see `Environment.exec`)."""
         start = time.monotonic()
-        self.read.clear()
+        self.read = ReadCache()
+        if network or self.building:  # the build changes: no restored state is what it was
+            self.restored.clear()
         code, raw, _, timed_out = self._contained(command, timeout, network, env, input,
                                                   output_limit)
         text = raw.decode("utf-8", "replace")
@@ -165,14 +169,14 @@ class LocalEnvironment:
         full = inside(path)
         if full is None:
             raise PermissionError(f"{path} is outside the environment ({TESTBED}, {VENV})")
-        self.read.clear()
+        self.read = ReadCache()
         code, _, errors, _ = self._contained(f"set -- {shlex.quote(full)}; {WRITE_SCRIPT}", 120,
                                              False, None, data, None)
         check_written(path, code, errors)
 
     def reset(self) -> None:
         """Back to the validated build: a new empty cell layer (see layers.py)."""
-        self.read.clear()
+        self.read = ReadCache()
         if self.group is None:
             self.group = _control_group(self.limits)
         # if the new layer cannot be made, no command runs on the old one (it is gone too)
@@ -183,7 +187,14 @@ class LocalEnvironment:
         return snapshots.capture(self, self.base_commit)
 
     def restore(self, snapshot: Snapshot) -> None:
+        """Restore `snapshot` (see `snapshots.restore`). Files read right after a restore,
+        before any command, are kept for the next restore of the same snapshot: a restored
+        tree is the build with the snapshot's diff applied, fingerprint checked, so a file
+        read there reads the same every time (until the build itself changes)."""
         snapshots.restore(self, snapshot)
+        if len(self.restored) >= RESTORED_KEPT and snapshot.fingerprint not in self.restored:
+            self.restored.pop(next(iter(self.restored)))
+        self.read = self.restored.setdefault(snapshot.fingerprint, ReadCache())
 
     def close(self) -> None:
         """Discard the cell layer, remove the control group and give the slot's lease back;

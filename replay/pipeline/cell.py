@@ -60,8 +60,7 @@ from replay.pipeline.grade import grade
 from replay.pipeline.summary import (
     Summarized,
     Summarizer,
-    kept_summarized,
-    summary_key,
+    kept_summary,
     write_summary,
 )
 from replay.records.cell import CellId, CellResult
@@ -122,17 +121,17 @@ def run_cell(task: CellTask, settings: Settings, store: Store,
     """
     started = time.monotonic()
     summarized = task.summarized
+    continuation = None
     stage = "summarizer"
     try:
         summarized, messages = _begin(task, settings, store, model)
-        if summarized is not None and not summarized.usable:
-            return stopped(task.cell, summarized, time.monotonic() - started)
-        stage = ""
-        start = Start.of(task.history, messages, settings.agent_key, settings.config,
-                         task.cell.seed_index)
-        continuation = run_and_grade(task.instance, task.history, start, task.cell.arm,
-                                     settings, store, environment, model(settings.agent),
-                                     task.test_timeout)
+        if summarized is None or summarized.usable:
+            stage = ""
+            start = Start.of(task.history, messages, settings.agent_key, settings.config,
+                             task.cell.seed_index)
+            continuation = run_and_grade(task.instance, task.history, start, task.cell.arm,
+                                         settings, store, environment, model(settings.agent),
+                                         task.test_timeout)
     except Exception as exc:  # a cell's fault is its result: recorded, retried next run
         return CellResult(task.cell, CellStatus.ERROR,
                           summary=None if summarized is None else summarized.key,
@@ -205,10 +204,14 @@ def run_and_grade(instance: Instance, history: History, start: Start, arm: str,
     return grade(ran, instance, env, recipe, store, test_timeout)
 
 
-def result_of(task: CellTask, continuation: Continuation, summarized: Summarized | None,
+def result_of(task: CellTask, continuation: Continuation | None, summarized: Summarized | None,
               seconds: float) -> CellResult:
     """The cell's result from its graded continuation: `error` when the harness failed or the
-    tests timed out under a limit shorter than the gold patch's run."""
+    tests timed out under a limit shorter than the gold patch's run; a POST's with nothing
+    continued (no `continuation`: its summary is not usable) fails (`stopped`)."""
+    if continuation is None:
+        assert summarized is not None
+        return stopped(task.cell, summarized, seconds)
     trace = continuation.trace
     refused = trace.error if trace.exit_reason == ExitReason.REFUSED else None
     summary_id, summary = (None, None) if summarized is None else (summarized.key,
@@ -259,8 +262,7 @@ def lookup(task: CellTask, settings: Settings, store: Store) -> CellTask | CellR
     again)."""
     summarized = None
     if task.summarizer is not None:
-        summarized = kept_summarized(
-            store, summary_key(task.summarizer, task.history, task.cell.seed_index))
+        summarized = kept_summary(task.summarizer, task.history, task.cell.seed_index, store)
         if summarized is None:
             return task
         if not summarized.usable:
@@ -271,6 +273,9 @@ def lookup(task: CellTask, settings: Settings, store: Store) -> CellTask | CellR
     start = Start.of(task.history, messages, settings.agent_key, settings.config,
                      task.cell.seed_index)
     continuation = kept_continuation(store, start.key, task.test_timeout)
-    if continuation is None or timeout_fault(continuation.grade, task.gold_seconds):
+    if continuation is None:
         return replace(task, summarized=summarized)
-    return result_of(task, continuation, summarized, 0.0)
+    found = result_of(task, continuation, summarized, 0.0)
+    # a kept continuation is graded: an error says its tests timed out under a limit shorter
+    # than the gold patch's run (`timeout_fault`), and the cell runs again
+    return replace(task, summarized=summarized) if found.status == CellStatus.ERROR else found

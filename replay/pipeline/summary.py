@@ -95,7 +95,7 @@ def summary_of(summarizer: Summarizer, history: History, seed_index: int, store:
     A request the summarizer's server refused for its content, now or before, is a result:
     the refusal is kept in the summary's place and not asked again.
     """
-    kept = kept_summarized(store, summary_key(summarizer, history, seed_index))
+    kept = kept_summary(summarizer, history, seed_index, store)
     if kept is not None:
         return kept
     written = write_summary(summarizer, history, seed_index, model)
@@ -119,6 +119,14 @@ def write_summary(summarizer: Summarizer, history: History, seed_index: int,
     except ModelRefused as exc:
         return Summarized("", refused=str(exc))
     return Summarized("", replace(summary, calls=tuple(keys)))
+
+
+def kept_summary(summarizer: Summarizer, history: History, seed_index: int,
+                 store: Store) -> Summarized | None:
+    """The summary (or the summarizer's refusal) of `history` at `seed_index` the store keeps,
+    if any."""
+    identity = summarizer.identity()
+    return kept_summarized(store, summaries.key(identity, history, seed_index))
 
 
 def kept_summarized(store: Store, key: str) -> Summarized | None:

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from replay.compaction.tails import tokens
 from replay.core.errors import Halt
-from replay.core.vocab import Arm, CellStatus, ValidationStatus
+from replay.core.vocab import Arm, CellStatus
 from replay.models.cache import CallCache
 from replay.models.retry import RetryNotice
 from replay.pipeline.cell import CellTask, kept_result, lookup
@@ -36,12 +36,10 @@ from replay.records.cell import CellId, CellResult
 from replay.records.validation import Validation
 from replay.store import Store, summaries
 from replay.store import validations as stored_validations
-from replay.store.runs import keep_cell, load_cells
-from replay.sweep.budget import Budget
-from replay.sweep.cells import Prepared
+from replay.store.runs import keep_cell
 from replay.sweep.exports import ingest
-from replay.sweep.labels import Tally, validations
-from replay.sweep.plan import pending
+from replay.sweep.labels import Tally
+from replay.sweep.run import Run, ValidateTask
 from replay.sweep.workers import Finished, Task
 
 SUMMARY_TOKENS = 1_500  # assumed length of a model summary, for estimates
@@ -121,64 +119,52 @@ def finished_line(run: str, result: SweepResult, planned: int, faults: int = 0) 
             f"{result.kept} kept from the store, {len(result.errors) + faults} error(s){refused}")
 
 
-def execute(prepared: Prepared, run: str, store: Store, cache: CallCache, executor: Executor,
-            progress: Progress, budget: Budget | None = None) -> SweepResult:
-    """Run the plan's pending cells (see the module docstring); each cell that runs records
-    the dry run's estimate of its cost, and `budget` (shared with the executor) hears of it."""
-    plan = prepared.plan
-    outcome = SweepResult(run)
-    cells = load_cells(store, run)
-    verdicts = validations(store, plan)
-    todo = pending(plan, cells) + stale_refusals(prepared, cells, verdicts, store)
-    instances = list(dict.fromkeys(cell.instance_id for cell in todo))
-    tests = [prepared.validation(ident) for ident in instances
-             if (found := verdicts.get(ident)) is None or found.status == ValidationStatus.ERROR]
-    for finished in _run(executor, tests, progress, outcome):
-        if finished.export is not None:
-            ingest(store, cache, finished.export, plan.backend)
-        verdict = finished.result
-        assert isinstance(verdict, Validation)
-        if finished.unrecorded:
-            stored_validations.keep(store, plan.backend, verdict)
-        outcome.validated.append(verdict)
-        progress.validated(verdict)
-    verdicts.update({found.instance_id: stored_validations.find(store, found.instance_id,
-                                                                plan.backend)
-                     for found in outcome.validated})
-    runnable = [cell for cell in todo
-                if (found := verdicts.get(cell.instance_id)) is not None
-                and found.status == ValidationStatus.VALID]
+def execute(run: Run, store: Store, cache: CallCache, executor: Executor,
+            progress: Progress) -> SweepResult:
+    """Run the run's pending cells (see the module docstring); each cell that runs records the
+    dry run's estimate of its cost, and the run's budget (shared with the executor) hears of
+    it."""
+    outcome = SweepResult(run.name)
+    run = _validated(run, run.unjudged(run.todo), store, cache, executor, progress, outcome)
+    runnable = run.valid(run.todo)
     progress.planned(len(runnable))
-    tally = Tally(plan, cells, verdicts)
+    tally = Tally(run.plan, dict(run.cells), run.verdicts)
     tasks = []
     for cell in runnable:
-        found = lookup(prepared.task(cell, verdicts.get(cell.instance_id)), prepared.settings,
-                       store)
+        found = lookup(run.task(cell), run.settings, store)
         if isinstance(found, CellTask):
             tasks.append(found)
         else:
-            _record(store, run, found, tally, outcome, progress)
-    estimates = {task.cell: task_estimate(prepared, task, store).cost for task in tasks}
-    if budget is not None:
-        budget.expect(estimates)
+            _record(store, run.name, found, tally, outcome, progress)
+    estimates = {task.cell: task_estimate(run, task, store).cost for task in tasks}
+    if run.options.spending is not None:
+        run.options.spending.expect(estimates)
     for finished in _run(executor, tasks, progress, outcome):
         if finished.export is not None:
-            ingest(store, cache, finished.export, plan.backend)
+            ingest(store, cache, finished.export, run.plan.backend)
         assert isinstance(finished.result, CellResult)
         result = replace(finished.result, estimate=estimates.get(finished.result.cell, 0.0))
-        _record(store, run, result, tally, outcome, progress)
+        _record(store, run.name, result, tally, outcome, progress)
     return outcome
 
 
-def stale_refusals(prepared: Prepared, cells: dict[CellId, CellResult],
-                   verdicts: dict[str, Validation | None], store: Store) -> list[CellId]:
-    """Refused cells whose refusal the store no longer holds for the request the plan would
-    send now (a model's settings changed since): they run again. `verdicts`: the stored
-    verdict on each instance of the plan (`labels.validations`), read once by the caller."""
-    return [cell for cell in prepared.plan.cells()
-            if (found := cells.get(cell)) is not None and found.status == CellStatus.DONE
-            and found.refused and kept_result(prepared.task(cell, verdicts.get(cell.instance_id)),
-                                              prepared.settings, store) is None]
+def _validated(run: Run, tests: list[ValidateTask], store: Store, cache: CallCache,
+               executor: Executor, progress: Progress, outcome: SweepResult) -> Run:
+    """The run once `tests` ran: each verdict recorded (by its worker, from a remote worker's
+    export, or here when no worker could) and read back into the run."""
+    for finished in _run(executor, tests, progress, outcome):
+        if finished.export is not None:
+            ingest(store, cache, finished.export, run.plan.backend)
+        verdict = finished.result
+        assert isinstance(verdict, Validation)
+        if finished.unrecorded:
+            stored_validations.keep(store, run.plan.backend, verdict)
+        outcome.validated.append(verdict)
+        progress.validated(verdict)
+    verdicts = {found.instance_id: stored_validations.find(store, found.instance_id,
+                                                           run.plan.backend)
+                for found in outcome.validated}
+    return run.judged(verdicts)
 
 
 def _run(executor: Executor, tasks: list[Task], progress: Progress,
@@ -206,9 +192,10 @@ def _run(executor: Executor, tasks: list[Task], progress: Progress,
 
 def _record(store: Store, run: str, result: CellResult, tally: Tally, outcome: SweepResult,
             progress: Progress) -> None:
+    labels = tally.add(result)
     keep_cell(store, run, result)
     outcome.results.append(result)
-    progress.finished(result, tally.add(result))
+    progress.finished(result, labels)
 
 
 @dataclass
@@ -246,20 +233,16 @@ class Estimate:
     models: dict[str, ModelUse] = field(default_factory=dict)
 
 
-def estimate(prepared: Prepared, run: str, store: Store) -> Estimate:
-    """The cells, model calls, tokens and cost of the plan's pending cells (nothing is run)."""
-    plan = prepared.plan
-    cells = load_cells(store, run)
-    verdicts = validations(store, plan)
-    todo = pending(plan, cells) + stale_refusals(prepared, cells, verdicts, store)
-    found = Estimate(cells=len(plan.cells()), done=len(plan.cells()) - len(todo), kept=0,
-                     to_run=0)
-    for cell in todo:
-        task = prepared.task(cell, verdicts.get(cell.instance_id))
-        if kept_result(task, prepared.settings, store) is not None:
+def estimate(run: Run, store: Store) -> Estimate:
+    """The cells, model calls, tokens and cost of the run's pending cells (nothing is run)."""
+    found = Estimate(cells=len(run.plan.cells()), done=len(run.plan.cells()) - len(run.todo),
+                     kept=0, to_run=0)
+    for cell in run.todo:
+        task = run.task(cell)
+        if kept_result(task, run.settings, store) is not None:
             found.kept += 1
             continue
-        one = task_estimate(prepared, task, store)
+        one = task_estimate(run, task, store)
         found.to_run += 1
         found.summary_calls += one.summary_calls
         found.agent_calls += one.agent_calls
@@ -272,15 +255,15 @@ def estimate(prepared: Prepared, run: str, store: Store) -> Estimate:
     return found
 
 
-def task_estimate(prepared: Prepared, task: CellTask, store: Store) -> Estimate:
+def task_estimate(run: Run, task: CellTask, store: Store) -> Estimate:
     """The model calls, tokens and cost of one cell that runs (upper bounds)."""
     found = Estimate(cells=1, done=0, kept=0, to_run=1)
     start = sum(tokens(message) for message in task.history.messages)
     if task.cell.arm == Arm.POST:
         start = _summary_estimate(task, store, start, found)
-    steps = prepared.settings.steps
+    steps = run.settings.steps
     input_tokens = sum(start + step * STEP_GROWTH_TOKENS for step in range(steps))
-    _add(found, prepared.settings.agent, steps, input_tokens, steps * STEP_OUTPUT_TOKENS)
+    _add(found, run.settings.agent, steps, input_tokens, steps * STEP_OUTPUT_TOKENS)
     return found
 
 

@@ -18,7 +18,6 @@ import importlib.util
 import queue
 import threading
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
 from replay.core.errors import Fault, Halt, InputError
@@ -27,22 +26,23 @@ from replay.models.retry import Breaker
 from replay.records.cell import CellResult
 from replay.records.validation import Validation
 from replay.sweep.budget import Budget
-from replay.sweep.cells import ValidateTask
 from replay.sweep.exports import cell_export, validation_export
-from replay.sweep.workers import Finished, Gates, Setup, Task, Worker
+from replay.sweep.run import Run, ValidateTask
+from replay.sweep.workers import Finished, Gates, Task, Worker
 
 EXECUTORS = ("local", "ray")
 NOT_STARTED = Fault(FaultKind.HARNESS, "", "not started: over the budget")  # never recorded
 
 
 class LocalExecutor:
-    """N worker threads in this process, each with its own slot, kept for the executor's life."""
+    """N worker threads in this process (the run's `workers`), each with its own slot, kept for
+    the executor's life, keeping to the run's budget if it has one."""
 
-    def __init__(self, setup: Setup, workers: int, budget: Budget | None = None) -> None:
-        self.setup = setup
-        self.workers = workers
-        self.budget = budget
-        self.gates = Gates(setup.per_provider)
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.workers = run.options.workers
+        self.budget = run.options.spending
+        self.gates = Gates(run.options.per_provider)
         self.breaker = Breaker()
         self._todo: queue.Queue[Task | None] = queue.Queue()
         self._events: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
@@ -84,7 +84,7 @@ class LocalExecutor:
 
     def _serve(self, slot: int) -> None:
         try:
-            worker = Worker(self.setup, slot, self.gates, breaker=self.breaker,
+            worker = Worker(self.run, slot, self.gates, breaker=self.breaker,
                             on_retry=lambda task, notice: self._events.put(
                                 ("retrying", task, notice)))
         except BaseException as exc:  # surfaced in the driver's thread by map()
@@ -115,9 +115,8 @@ class LocalExecutor:
 class RayWorker:
     """A worker as a Ray actor: scratch store on its node, exports for the driver."""
 
-    def __init__(self, setup: Setup, slot: int) -> None:
-        self.worker = Worker(replace(setup, store_path=None), slot, Gates(setup.per_provider),
-                             keep_calls=True)
+    def __init__(self, run: Run, slot: int) -> None:
+        self.worker = Worker(run, slot, Gates(run.options.per_provider), remote=True)
 
     def run(self, task: Task) -> Finished:
         """Run the task on this node; what the driver must write comes back as its export."""
@@ -129,18 +128,19 @@ class RayWorker:
 
 
 class RayExecutor:
-    """N `RayWorker` actors on the cluster at `address` (a local Ray instance when None).
+    """The run's `workers` `RayWorker` actors on the cluster at its `ray_address` (a local Ray
+    instance when None), keeping to the run's budget if it has one. Each actor gets the run.
 
     Uses the Ray runtime already initialized in this process if there is one.
     """
 
-    def __init__(self, setup: Setup, workers: int, address: str | None = None,
-                 budget: Budget | None = None) -> None:
+    def __init__(self, run: Run) -> None:
         import ray
 
         self.ray = ray
-        self.setup = setup
-        self.budget = budget
+        self.run = run
+        self.budget = run.options.spending
+        address = run.options.ray_address
         self._owns = not ray.is_initialized()
         if self._owns:
             try:
@@ -149,7 +149,7 @@ class RayExecutor:
             except ConnectionError as exc:
                 raise InputError(f"cannot reach the Ray cluster at {address}: {exc}") from None
         self._actor = ray.remote(num_cpus=1)(RayWorker)
-        self.actors = [self._actor.remote(setup, slot) for slot in range(workers)]
+        self.actors = [self._actor.remote(run, slot) for slot in range(run.options.workers)]
 
     def map(self, tasks: list[Task]) -> Iterator[tuple[str, Task, Any]]:
         """Run `tasks` on the actors; yields the same events as `LocalExecutor.map` (but no
@@ -182,7 +182,7 @@ class RayExecutor:
             except self.ray.exceptions.RayError as exc:  # the actor or its node failed
                 finished = fault(task, exc)
                 self.ray.kill(actor)
-                actor = self.actors[slot] = self._actor.remote(self.setup, slot)
+                actor = self.actors[slot] = self._actor.remote(self.run, slot)
             idle.append((slot, actor))
             settle(self.budget, finished)
             halted = halted or finished.halted
@@ -234,13 +234,12 @@ def check_executor(name: str, address: str | None = None) -> None:
         raise InputError("--executor ray needs the `ray` package: pip install ray")
 
 
-def make_executor(name: str, setup: Setup, workers: int, address: str | None = None,
-                  budget: Budget | None = None) -> LocalExecutor | RayExecutor:
-    """The executor called `name` (see EXECUTORS), keeping to `budget` when one is given."""
-    check_executor(name, address)
-    if name == "local":
-        return LocalExecutor(setup, workers, budget)
+def make_executor(run: Run) -> LocalExecutor | RayExecutor:
+    """The executor the run's options name (see EXECUTORS), for its workers and budget."""
+    check_executor(run.options.executor, run.options.ray_address)
+    if run.options.executor == "local":
+        return LocalExecutor(run)
     try:
-        return RayExecutor(setup, workers, address, budget)
+        return RayExecutor(run)
     except ImportError:
         raise InputError("--executor ray needs the `ray` package: pip install ray") from None

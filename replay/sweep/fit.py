@@ -18,7 +18,7 @@ from replay.histories.records import find_history
 from replay.instances.records import Instance
 from replay.models.types import Message, ModelSpec
 from replay.store import Store
-from replay.sweep.cells import Prepared
+from replay.sweep.run import Run
 
 CHARS_PER_TOKEN = 3
 AGENT_SHARE = 0.75  # the rest of the window is the continuation's room for its steps
@@ -65,17 +65,17 @@ def fitting(instances: Sequence[Instance], store: Store, rule: str | None, agent
     return kept
 
 
-def context_warnings(prepared: Prepared) -> list[str]:
+def context_warnings(run: Run) -> list[str]:
     """What the dry run warns of: a history longer than the agent's context window, and a
     summary request (history and prompt) longer than its summarizer's."""
     found = []
-    agent = prepared.settings.agent
-    for instance_id, history in sorted(prepared.histories.items()):
+    agent = run.settings.agent
+    for instance_id, history in sorted(run.histories.items()):
         if (tokens := overflows(history.messages, agent)) is not None:
             found.append(f"warning: {instance_id}'s history (about {tokens:,} tokens) exceeds "
                          f"the agent {agent.alias}'s context window of {agent.context_window:,}:"
                          " its PRE cells will be refused")
-        for summarizer, chosen in sorted(prepared.summarizers.items()):
+        for summarizer, chosen in sorted(run.summarizers.items()):
             backbone, prompt = chosen.backbone, chosen.prompt
             ask = [{"role": "user", "content": "\n".join((prompt.parts if prompt else {})
                                                          .values())}]

@@ -2,6 +2,8 @@
 still has to run (the store keeps runs and cells: `replay.store.runs`)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from replay.core.errors import InputError
 from replay.core.vocab import CellStatus
 from replay.records.cell import CellId, CellResult
@@ -72,7 +74,7 @@ def check_timeout(name: str, existing: Plan, given: float | None) -> None:
                          "resume it without --test-timeout, or choose another --run name")
 
 
-def pending(plan: Plan, done: dict[CellId, CellResult]) -> list[CellId]:
+def pending(plan: Plan, done: Mapping[CellId, CellResult]) -> list[CellId]:
     """The plan's cells without a `done` result, in plan order."""
     return [cell for cell in plan.cells()
             if cell not in done or done[cell].status != CellStatus.DONE]

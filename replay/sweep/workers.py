@@ -18,7 +18,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from replay.core.errors import Fault
@@ -34,29 +33,16 @@ from replay.models.client import ModelClient
 from replay.models.retry import Breaker, RetryNotice
 from replay.models.transport import ModelRefused
 from replay.models.types import ChatRequest, ModelSpec
-from replay.pipeline.cell import CellTask, Settings, run_cell
+from replay.pipeline.cell import CellTask, run_cell
 from replay.records.cell import CellResult
 from replay.records.reply import ChatResponse
 from replay.records.spend import Spend
 from replay.records.validation import Validation
 from replay.store import Store, validations
-from replay.sweep.cells import ValidateTask
 from replay.sweep.exports import Called, Export
+from replay.sweep.run import Run, ValidateTask
 
 Task = CellTask | ValidateTask
-
-
-@dataclass(frozen=True)
-class Setup:
-    """What every worker needs. `store_path` None: a scratch store on the worker's node."""
-
-    settings: Settings
-    backend: str = "local"
-    mirrors: Path | None = None
-    store_path: Path | None = None
-    per_provider: int = 8
-    base_image: str | None = None
-    call_deadline: float | None = None
 
 
 @dataclass
@@ -121,26 +107,30 @@ class Metered:
 
 
 class Worker:
-    """Runs tasks in one environment slot, keeping each instance's environment warm.
+    """Runs the tasks of a run in one environment slot, keeping each instance's environment
+    warm, on the run's backend with its options.
 
     `breaker` is shared with the other workers of this process (its own when None);
-    `on_retry(task, notice)` hears of each model call retried for a task. With `keep_calls`,
-    `calls` holds the model calls of the last cell run (what a remote worker exports).
+    `on_retry(task, notice)` hears of each model call retried for a task. A `remote` worker
+    writes to a scratch store on its node, and `calls` holds the model calls of the last cell
+    it ran (what it exports).
     """
 
-    def __init__(self, setup: Setup, slot: int, gates: Gates, keep_calls: bool = False,
+    def __init__(self, run: Run, slot: int, gates: Gates, remote: bool = False,
                  breaker: Breaker | None = None,
                  on_retry: Callable[[Task, RetryNotice], None] | None = None) -> None:
-        self.setup = setup
+        self.settings = run.settings
+        self.options = run.options
         self.slot = slot
         self.gates = gates
-        self.keep_calls = keep_calls
+        self.keep_calls = remote
         self.calls: list[Called] = []
         self.breaker = breaker or Breaker()
         self.on_retry = on_retry
         self.task: Task | None = None
-        self.backend = make_backend(setup.backend, setup.mirrors, setup.base_image)
-        path = setup.store_path or home() / "ray-node" / "replay.db"
+        self.backend = make_backend(run.plan.backend, run.options.mirrors,
+                                    run.options.base_image)
+        path = home() / "ray-node" / "replay.db" if remote else run.options.store
         self.store = Store.open(path)
         self.cache = CallCache(path)
         self.clients: dict[ModelSpec, ModelClient] = {}
@@ -156,12 +146,12 @@ class Worker:
         def model(spec: ModelSpec) -> Metered:
             if spec not in self.clients:
                 self.clients[spec] = ModelClient(
-                    spec, self.cache, deadline=self.setup.call_deadline, breaker=self.breaker,
+                    spec, self.cache, deadline=self.options.call_deadline, breaker=self.breaker,
                     on_retry=self._retrying if self.on_retry else None)
             return Metered(self.clients[spec], self.gates(spec), spent, calls)
 
-        result = replace(run_cell(task, self.setup.settings, self.store, self._environment,
-                                  model), spent=spent)
+        result = replace(run_cell(task, self.settings, self.store, self._environment, model),
+                         spent=spent)
         halted = self.breaker.tripped if result.status == CellStatus.ERROR else None
         return Finished(result, halted=halted)
 

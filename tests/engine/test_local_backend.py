@@ -139,3 +139,42 @@ def test_a_holder_that_cannot_mount_its_layer_says_why(tmp_path: Path) -> None:
     with pytest.raises(EnvironmentFault, match=why):
         hold(layer, 1 << 20, [overlay], [])
     assert list(layer.iterdir()) == []  # the layer was the holder's alone
+
+
+def test_the_next_layer_is_made_ahead_and_starts_empty(tiny: Instance, tmp_path) -> None:
+    """A reset takes the holder made in the background while the last layer was in use: its
+    own namespaces, an empty layer whatever the last cell wrote; closing ends it too."""
+    backend = LocalBackend(root=tmp_path / "slots")
+    try:
+        env = backend.start(tiny, load_recipe(tiny))
+        env.reset()
+        spare = env.layer.spare
+        assert spare is not None
+        spare.thread.join()
+        assert spare.holder is not None and spare.holder.pid != env.layer.holder.pid
+        env.exec("echo changed > shapes/area.py")
+        assert env.layer.changed() == ["tree/shapes"]
+        env.reset()
+        assert env.layer.holder is spare.holder and env.layer.changed() == []
+        assert env.exec("git status --porcelain").output == ""
+        following = env.layer.spare
+    finally:
+        backend.close()
+    assert following is not None and following.holder is None and not spare.holder.alive
+
+
+def test_a_read_after_a_restore_is_the_restored_trees(env: LocalEnvironment) -> None:
+    """Files read right after a restore are read from the sandbox once per snapshot; any
+    command or write in between is seen."""
+    snapshot = env.snapshot()
+    env.restore(snapshot)
+    first = env.read_file("shapes/area.py")
+    env.exec("echo changed > shapes/area.py")
+    assert env.read_file("shapes/area.py") == b"changed\n"
+    env.restore(snapshot)
+    assert env.read.get("/testbed/shapes/area.py") == first  # kept from the first restore
+    assert env.read_file("shapes/area.py") == first
+    env.write_file("shapes/area.py", b"written\n")
+    assert env.read_file("shapes/area.py") == b"written\n"
+    env.restore(snapshot)
+    assert env.read_file("shapes/area.py") == first

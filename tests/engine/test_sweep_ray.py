@@ -17,11 +17,10 @@ from replay.records.plan import Plan
 from replay.report.tables import build
 from replay.store import Store
 from replay.store.runs import load_cells, save_run
-from replay.sweep.cells import prepare_plan
 from replay.sweep.execution import SweepResult, execute
 from replay.sweep.executors import LocalExecutor, RayExecutor
 from replay.sweep.progress import SweepProgress
-from replay.sweep.workers import Setup
+from replay.sweep.run import RunOptions, loaded
 
 from sweep_scripts import STOCKROOM, agent_scripts, summarizer_scripts
 
@@ -43,13 +42,13 @@ def sweep(server: ScriptedServer, store_path: Path, executor_name: str) -> Sweep
     plan = Plan(kind="backbone", agent=f"openai:agent@{server.base_url}",
                 agent_id=model_id(agent), instances=(STOCKROOM,), summarizers=summarizers)
     with Store.open(store_path) as store, CallCache(store_path) as cache:
-        prepared = prepare_plan(plan, agent, lambda name: CLAUDE_CODE, store)
+        run = loaded(store, "run", plan, RunOptions(store_path, workers=2), agent,
+                     lambda name: CLAUDE_CODE)
         save_run(store, "run", plan)
-        setup = Setup(prepared.settings, store_path=store_path)
-        executor = (RayExecutor(setup, 2) if executor_name == "ray" else LocalExecutor(setup, 2))
+        executor = RayExecutor(run) if executor_name == "ray" else LocalExecutor(run)
         try:
             with SweepProgress(Console(quiet=True), 3, quiet=True) as progress:
-                return execute(prepared, "run", store, cache, executor, progress)
+                return execute(run, store, cache, executor, progress)
         finally:
             executor.close()
 
