@@ -7,7 +7,7 @@ write (created if need be) only once it is all good, and never by a dry run."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import comb
 from pathlib import Path
 
@@ -295,7 +295,9 @@ def _run_pending(store: Store, run: Run, listener: Listener, todo: int) -> Sweep
     executor = make_executor(run)
     try:
         with CallCache(store.path) as cache, listener.cells(todo, options.workers) as progress:
-            result = execution.execute(run, store, cache, executor, progress)
+            run, validated = execution.validate(run, store, cache, executor, progress)
+            result = replace(execution.execute(run, store, cache, executor, progress),
+                             validated=validated)
     finally:
         executor.close()
     faults = tuple(found for found in result.validated if found.status == CellStatus.ERROR)

@@ -20,8 +20,7 @@ from replay.judge.grading import (
     grade_log,
     patch_files,
 )
-from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT
-from replay.records.grade import Grade
+from replay.records.grade import DEFAULT_TEST_TIMEOUT, Grade
 
 TEST_PATCH_PATH = ".git/replay-test.patch"
 # Keeps a test log: given its text, writes it and returns where it is (the grade's `log_path`).

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 from replay.core.errors import Fault
 from replay.core.vocab import FaultKind
-from replay.records.grade import Grade
+from replay.records.grade import DEFAULT_TEST_TIMEOUT, Grade
 from replay.records.validation import Validation
 
 # Before the tests were ever timed (validation itself; `replay cell`, collect and import on an
 # instance not validated on the backend) the only bound is this one, SWE-bench's own 30 minutes.
-DEFAULT_TEST_TIMEOUT = 1800.0
 
 
 # A suite validated at one second can take tens in a cell: workers share the cores, the
@@ -66,9 +65,7 @@ def cell_timeout(given: float | None, validation: Validation | None) -> float:
 def timed_out(grade: Grade | None) -> float | None:
     """The limit a test run ran into, when it timed out (grades kept before the limit was
     recorded ran under the default)."""
-    if grade is None or not grade.timed_out:
-        return None
-    return grade.timeout or DEFAULT_TEST_TIMEOUT
+    return None if grade is None else grade.limit_reached()
 
 
 def timeout_fault(grade: Grade | None, gold: float | None) -> Fault | None:
@@ -81,9 +78,3 @@ def timeout_fault(grade: Grade | None, gold: float | None) -> Fault | None:
                  f"the {gold:g} s the gold patch's test run took in validation: choose another "
                  "--run with a larger --test-timeout, or leave it to the default")
 
-
-def still_holds(grade: Grade | None, timeout: float) -> bool:
-    """Whether a kept grade answers a test run allowed `timeout` seconds: not when it timed out
-    under a shorter limit."""
-    limit = timed_out(grade)
-    return limit is None or limit >= timeout

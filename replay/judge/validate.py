@@ -25,8 +25,7 @@ from replay.environments.base import Backend, Environment
 from replay.environments.recipes import Recipe, load_recipe
 from replay.instances.records import Instance
 from replay.judge.testrun import run_tests
-from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT
-from replay.records.grade import Grade
+from replay.records.grade import DEFAULT_TEST_TIMEOUT, Grade
 from replay.records.snapshot import Snapshot
 from replay.records.validation import Validation
 from replay.store import Store, validations

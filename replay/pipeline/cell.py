@@ -41,11 +41,7 @@ from replay.core.vocab import CellStatus, ExitReason
 from replay.environments.base import Environment
 from replay.environments.recipes import Recipe
 from replay.instances.records import Instance
-from replay.judge.timeouts import (
-    DEFAULT_TEST_TIMEOUT,
-    timed_out,
-    timeout_fault,
-)
+from replay.judge.timeouts import timed_out, timeout_fault
 from replay.models.types import Message, Model, ModelSpec
 from replay.pipeline.calls import Recorder
 from replay.pipeline.continuation import (
@@ -64,6 +60,7 @@ from replay.pipeline.summary import (
     write_summary,
 )
 from replay.records.cell import CellId, CellResult
+from replay.records.grade import DEFAULT_TEST_TIMEOUT
 from replay.records.history import History
 from replay.records.trace import Trace
 from replay.store import Store, summaries
@@ -205,13 +202,14 @@ def run_and_grade(instance: Instance, history: History, start: Start, arm: str,
 
 
 def result_of(task: CellTask, continuation: Continuation | None, summarized: Summarized | None,
-              seconds: float) -> CellResult:
+              seconds: float, reused: bool = False) -> CellResult:
     """The cell's result from its graded continuation: `error` when the harness failed or the
     tests timed out under a limit shorter than the gold patch's run; a POST's with nothing
-    continued (no `continuation`: its summary is not usable) fails (`stopped`)."""
+    continued (no `continuation`: its summary is not usable) fails (`stopped`). `reused`: the
+    store answered the cell (a kept continuation says so itself)."""
     if continuation is None:
         assert summarized is not None
-        return stopped(task.cell, summarized, seconds)
+        return stopped(task.cell, summarized, seconds, reused)
     trace = continuation.trace
     refused = trace.error if trace.exit_reason == ExitReason.REFUSED else None
     summary_id, summary = (None, None) if summarized is None else (summarized.key,
@@ -265,17 +263,17 @@ def lookup(task: CellTask, settings: Settings, store: Store) -> CellTask | CellR
         summarized = kept_summary(task.summarizer, task.history, task.cell.seed_index, store)
         if summarized is None:
             return task
-        if not summarized.usable:
-            return stopped(task.cell, summarized, reused=True)
-    summary = None if summarized is None else summarized.summary
-    messages = start_messages(task.history, task.instance.problem_statement, summary,
-                              settings.carrier, _prompt(task))
-    start = Start.of(task.history, messages, settings.agent_key, settings.config,
-                     task.cell.seed_index)
-    continuation = kept_continuation(store, start.key, task.test_timeout)
-    if continuation is None:
-        return replace(task, summarized=summarized)
-    found = result_of(task, continuation, summarized, 0.0)
+    continuation = None
+    if summarized is None or summarized.usable:  # else nothing to continue from: it fails
+        summary = None if summarized is None else summarized.summary
+        messages = start_messages(task.history, task.instance.problem_statement, summary,
+                                  settings.carrier, _prompt(task))
+        continuation = kept_continuation(
+            store, Start.of(task.history, messages, settings.agent_key, settings.config,
+                            task.cell.seed_index).key, task.test_timeout)
+        if continuation is None:
+            return replace(task, summarized=summarized)
+    found = result_of(task, continuation, summarized, 0.0, reused=True)
     # a kept continuation is graded: an error says its tests timed out under a limit shorter
     # than the gold patch's run (`timeout_fault`), and the cell runs again
     return replace(task, summarized=summarized) if found.status == CellStatus.ERROR else found

@@ -29,7 +29,6 @@ from replay.core.errors import Fault, HarnessError
 from replay.core.vocab import ActionFormat, ExitReason
 from replay.environments import snapshots
 from replay.environments.base import Environment
-from replay.judge.timeouts import still_holds
 from replay.models.types import Message, Model, ModelSpec
 from replay.records.grade import Grade
 from replay.records.history import History
@@ -96,7 +95,8 @@ def kept_continuation(store: Store, key: str, test_timeout: float) -> Continuati
     shorter limit)."""
     kept = continuations.find(store, key)
     trace = continuations.trace(store, key) if kept is not None else None
-    if kept is None or trace is None or not still_holds(kept.grade, test_timeout):
+    if kept is None or trace is None or (kept.grade is not None
+                                         and not kept.grade.answers(test_timeout)):
         return None
     return Continuation(key, kept.instance_id, kept.arm, kept.passed, trace, kept.grade, None,
                         reused=True, calls=kept.calls)

@@ -21,8 +21,9 @@ recorded before kept.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Any, Protocol
 
 from replay.compaction.tails import tokens
@@ -39,7 +40,7 @@ from replay.store import validations as stored_validations
 from replay.store.runs import keep_cell
 from replay.sweep.exports import ingest
 from replay.sweep.labels import Tally
-from replay.sweep.run import Run, ValidateTask
+from replay.sweep.run import Run
 from replay.sweep.workers import Finished, Task
 
 SUMMARY_TOKENS = 1_500  # assumed length of a model summary, for estimates
@@ -119,58 +120,67 @@ def finished_line(run: str, result: SweepResult, planned: int, faults: int = 0) 
             f"{result.kept} kept from the store, {len(result.errors) + faults} error(s){refused}")
 
 
-def execute(run: Run, store: Store, cache: CallCache, executor: Executor,
-            progress: Progress) -> SweepResult:
-    """Run the run's pending cells (see the module docstring); each cell that runs records the
-    dry run's estimate of its cost, and the run's budget (shared with the executor) hears of
-    it."""
-    outcome = SweepResult(run.name)
-    run = _validated(run, run.unjudged(run.todo), store, cache, executor, progress, outcome)
-    runnable = run.valid(run.todo)
-    progress.planned(len(runnable))
-    tally = Tally(run.plan, dict(run.cells), run.verdicts)
-    tasks = []
-    for cell in runnable:
-        found = lookup(run.task(cell), run.settings, store)
-        if isinstance(found, CellTask):
-            tasks.append(found)
-        else:
-            _record(store, run.name, found, tally, outcome, progress)
-    estimates = {task.cell: task_estimate(run, task, store).cost for task in tasks}
-    if run.options.spending is not None:
-        run.options.spending.expect(estimates)
-    for finished in _run(executor, tasks, progress, outcome):
-        if finished.export is not None:
-            ingest(store, cache, finished.export, run.plan.backend)
-        assert isinstance(finished.result, CellResult)
-        result = replace(finished.result, estimate=estimates.get(finished.result.cell, 0.0))
-        _record(store, run.name, result, tally, outcome, progress)
-    return outcome
-
-
-def _validated(run: Run, tests: list[ValidateTask], store: Store, cache: CallCache,
-               executor: Executor, progress: Progress, outcome: SweepResult) -> Run:
-    """The run once `tests` ran: each verdict recorded (by its worker, from a remote worker's
-    export, or here when no worker could) and read back into the run."""
-    for finished in _run(executor, tests, progress, outcome):
+def validate(run: Run, store: Store, cache: CallCache, executor: Executor,
+             progress: Progress) -> tuple[Run, list[Validation]]:
+    """Stage 1: validate the instances of the run's cells to run that have no verdict (or
+    whose last one was a harness fault). Each verdict is recorded by its worker, from a remote
+    worker's export, or here when no worker could; returns the run with the verdicts read back
+    and the verdicts made."""
+    made: list[Validation] = []
+    for finished in _run(executor, run.unjudged(run.todo), progress, []):
         if finished.export is not None:
             ingest(store, cache, finished.export, run.plan.backend)
         verdict = finished.result
         assert isinstance(verdict, Validation)
         if finished.unrecorded:
             stored_validations.keep(store, run.plan.backend, verdict)
-        outcome.validated.append(verdict)
+        made.append(verdict)
         progress.validated(verdict)
-    verdicts = {found.instance_id: stored_validations.find(store, found.instance_id,
-                                                           run.plan.backend)
-                for found in outcome.validated}
-    return run.judged(verdicts)
+    return run.judged({found.instance_id: stored_validations.find(store, found.instance_id,
+                                                                  run.plan.backend)
+                       for found in made}), made
 
 
-def _run(executor: Executor, tasks: list[Task], progress: Progress,
-         outcome: SweepResult) -> Iterable[Finished]:
-    """The tasks' results as they finish, halted ones left out and those the budget kept from
-    starting counted in `outcome`; `Halt` at the end if any was halted."""
+def execute(run: Run, store: Store, cache: CallCache, executor: Executor,
+            progress: Progress) -> SweepResult:
+    """Stages 2-4 on a validated run (`validate`): the pipeline answers each valid cell to run
+    from the store or gives its task; tasks run on the executor. Each result is counted and
+    recorded as it comes; each cell that runs records the dry run's estimate of its cost, and
+    the run's budget (shared with the executor) hears of it."""
+    outcome = SweepResult(run.name)
+    runnable = run.valid(run.todo)
+    progress.planned(len(runnable))
+    tally = Tally(run.plan, dict(run.cells), run.verdicts)
+    found = [lookup(task, run.settings, store) for task in run.tasks(runnable)]
+    tasks = [task for task in found if isinstance(task, CellTask)]
+    estimates = {task.cell: task_estimate(run, task, store).cost for task in tasks}
+    if run.options.spending is not None:
+        run.options.spending.expect(estimates)
+    answered = [result for result in found if isinstance(result, CellResult)]
+    for result in chain(answered, _ran(executor, tasks, progress, outcome, store, cache,
+                                       run.plan.backend)):
+        labels = tally.add(result)
+        result = replace(result, estimate=estimates.get(result.cell, 0.0))
+        keep_cell(store, run.name, result)
+        outcome.results.append(result)
+        progress.finished(result, labels)
+    return outcome
+
+
+def _ran(executor: Executor, tasks: list[CellTask], progress: Progress, outcome: SweepResult,
+         store: Store, cache: CallCache, backend: str) -> Iterable[CellResult]:
+    """The tasks' results as they finish, a remote worker's export taken into the store first."""
+    for finished in _run(executor, tasks, progress, outcome.unstarted):
+        if finished.export is not None:
+            ingest(store, cache, finished.export, backend)
+        assert isinstance(finished.result, CellResult)
+        yield finished.result
+
+
+def _run(executor: Executor, tasks: Sequence[Task], progress: Progress,
+         unstarted: list[CellId]) -> Iterable[Finished]:
+    """The tasks' results as they finish, halted ones left out and the cells the budget kept
+    from starting added to `unstarted`; `Halt` at the end if any was halted."""
     if not tasks:
         return
     halted = None
@@ -182,20 +192,12 @@ def _run(executor: Executor, tasks: list[Task], progress: Progress,
         elif payload.halted is not None:
             halted = halted or payload.halted
         elif payload.unstarted:
-            outcome.unstarted.append(payload.result.cell)
+            unstarted.append(payload.result.cell)
         else:
             yield payload
     if halted is not None:
         raise Halt(f"{halted}; the sweep stopped (finished cells are kept: run it again to "
                    "go on)")
-
-
-def _record(store: Store, run: str, result: CellResult, tally: Tally, outcome: SweepResult,
-            progress: Progress) -> None:
-    labels = tally.add(result)
-    keep_cell(store, run, result)
-    outcome.results.append(result)
-    progress.finished(result, labels)
 
 
 @dataclass

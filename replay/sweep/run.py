@@ -114,6 +114,10 @@ class Run:
                         self.summarizers[cell.summarizer] if cell.arm == Arm.POST else None,
                         cell_timeout(self.plan.test_timeout, verdict), gold_seconds(verdict))
 
+    def tasks(self, cells: Sequence[CellId]) -> list[CellTask]:
+        """The tasks of `cells`, in their order."""
+        return [self.task(cell) for cell in cells]
+
     def validation(self, instance_id: str) -> ValidateTask:
         """The validation task of one instance of the plan (its bundled history's snapshot
         as read for the plan when the plan continues from it)."""

@@ -4,6 +4,7 @@ the driver hears of the calls the actors made and their seconds."""
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from replay.records.plan import Plan
 from replay.report.tables import build
 from replay.store import Store
 from replay.store.runs import load_cells, save_run
-from replay.sweep.execution import SweepResult, execute
+from replay.sweep.execution import SweepResult, execute, validate
 from replay.sweep.executors import LocalExecutor, RayExecutor
 from replay.sweep.progress import SweepProgress
 from replay.sweep.run import RunOptions, loaded
@@ -48,7 +49,9 @@ def sweep(server: ScriptedServer, store_path: Path, executor_name: str) -> Sweep
         executor = RayExecutor(run) if executor_name == "ray" else LocalExecutor(run)
         try:
             with SweepProgress(Console(quiet=True), 3, quiet=True) as progress:
-                return execute(run, store, cache, executor, progress)
+                run, validated = validate(run, store, cache, executor, progress)
+                return replace(execute(run, store, cache, executor, progress),
+                               validated=validated)
         finally:
             executor.close()
 

@@ -42,7 +42,8 @@ from replay.histories.trajectories import (
 )
 from replay.instances.records import Instance
 from replay.judge.testrun import LogKeeper, log_file, run_tests
-from replay.judge.timeouts import DEFAULT_TEST_TIMEOUT, cell_timeout
+from replay.judge.timeouts import cell_timeout
+from replay.records.grade import DEFAULT_TEST_TIMEOUT
 from replay.records.history import History
 from replay.records.trajectory import Step, Trajectory
 from replay.store import Store, validations
