@@ -245,3 +245,12 @@ def closed_port_url() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"http://127.0.0.1:{port}/v1"
+
+
+@pytest.fixture(scope="session")
+def demo_sweep(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The session's scripted backbone + prompt + confirm sweep (tests/fake/demo_sweep.py),
+    made once: tests that only read a store read this one."""
+    from demo_sweep import make_demo_sweep
+
+    return make_demo_sweep(tmp_path_factory.mktemp("demo-sweep"))
