@@ -63,10 +63,10 @@ def demo_agent(scratch: Path) -> list[Script]:
 
 @dataclass(frozen=True)
 class DemoSweep:
-    """The session's store (runs `backbones`, confirmed, and `prompts`) and what each step
-    returned; `calls` counts the scripted server's requests made by each step, `requests` are
-    all of them in order. `env` names the models file (aliases agent, summ-a/b/c on the server,
-    closed since)."""
+    """The session's store (runs `backbones`, confirmed and its retention scored, and `prompts`)
+    and what each step returned; `calls` counts the scripted server's requests made by each
+    step, `requests` are all of them in order. `env` names the models file (aliases agent,
+    summ-a/b/c on the server, closed since)."""
 
     store: Path
     env: dict[str, str]
@@ -74,6 +74,7 @@ class DemoSweep:
     again: api.SweepOutcome
     prompts: api.SweepOutcome
     confirmation: api.Confirmation
+    retention: api.RunRetention
     calls: dict[str, int]
     requests: tuple[ReceivedRequest, ...]
 
@@ -90,7 +91,8 @@ def environment(env: dict[str, str]) -> Iterator[None]:
 def make_demo_sweep(folder: Path) -> DemoSweep:
     """Run the backbone sweep of summ-a, summ-b, summ-c (run `backbones`), run it again, the
     prompt sweep of summ-a over the five fixture prompts (run `prompts`) and the confirmation
-    of `backbones`, all with two workers, into `folder`/runs/replay.db."""
+    of `backbones`, all with two workers, into `folder`/runs/replay.db; then score the
+    retention of `backbones`' summaries."""
     store = folder / "runs" / "replay.db"
     catalogue = fixture_prompts(folder)
     options = sweep_options(store, workers=2)
@@ -115,4 +117,5 @@ def make_demo_sweep(folder: Path) -> DemoSweep:
         compared = step("prompts", lambda: api.sweep(prompts, options, "prompts"))
         confirmed = step("confirm", lambda: api.confirm(options, "backbones"))
         requests = tuple(server.requests)
-    return DemoSweep(store, env, first, again, compared, confirmed, calls, requests)
+    retention = api.retention(store, "backbones")
+    return DemoSweep(store, env, first, again, compared, confirmed, retention, calls, requests)
