@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import inspect
+import io
 import json
 import os
 import socket
@@ -40,11 +43,49 @@ def replay_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
         os.environ["REPLAY_HOME"] = previous
 
 
+def xdist_group(item: pytest.Item) -> str:
+    """Which worker's queue a test joins when the suite runs on several (`pytest -n 2 --dist
+    loadgroup`, as scripts/test.sh runs it): every test that starts a Docker Engine's container
+    on one (they count and remove every replay container of the machine), the tests that read
+    the session's demo sweep on one (it is made once per worker), the rest by module (its
+    module fixtures are made once)."""
+    source = inspect.getsource(item.function) if hasattr(item, "function") else ""
+    if "docker" in item.nodeid.lower() or "docker" in source.lower():
+        return "docker"
+    if "demo_sweep" in getattr(item, "fixturenames", ()):
+        return "demo-sweep"
+    return item.nodeid.split("::")[0]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Group the tests for several workers (see `xdist_group`); one worker ignores it."""
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(xdist_group(item)))
+
+
 def run_replay(*args: str, cwd: Path | None = None,
                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the `replay` command line in a subprocess, as a user would."""
     return subprocess.run([*REPLAY, *args], cwd=cwd, capture_output=True, text=True,
                           env={**os.environ, "COLUMNS": "200", **(env or {})}, timeout=600)
+
+
+def replay_here(*args: str, cwd: Path | None = None,
+                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the `replay` command line in this process (`replay.cli.run`, what `replay` itself
+    calls), as `run_replay` does in a subprocess: for what a command refuses or prints, where a
+    process adds nothing to what is asserted but a second of start-up."""
+    from replay.cli import run
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in {"COLUMNS": "200", **(env or {})}.items():
+            patch.setenv(name, value)
+        if cwd is not None:
+            patch.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = run(list(args))
+    return subprocess.CompletedProcess([*REPLAY, *args], code, out.getvalue(), err.getvalue())
 
 
 def one_line_exit_2(done: subprocess.CompletedProcess[str], message: str) -> None:

@@ -17,7 +17,7 @@ import pytest
 from replay.corpus.redaction import Redactor
 from replay.measures.details import KINDS
 
-from conftest import one_line_exit_2, run_replay
+from conftest import one_line_exit_2, replay_here, run_replay
 from paths import FIXTURES, ROOT
 
 FIXTURES = FIXTURES / "sessions"
@@ -122,16 +122,16 @@ def test_a_git_url_is_cloned(checkpoints: Path, tmp_path: Path) -> None:
 
 
 def test_bad_input_is_one_line_and_writes_nothing(checkpoints: Path, tmp_path: Path) -> None:
-    one_line_exit_2(run_replay("sessions", "collect", str(tmp_path / "nowhere"), "--out",
+    one_line_exit_2(replay_here("sessions", "collect", str(tmp_path / "nowhere"), "--out",
                                str(tmp_path / "a")), f"{tmp_path / 'nowhere'}: no such folder")
     plain = tmp_path / "plain"
     _git(tmp_path, "init", "-q", str(plain))
-    one_line_exit_2(run_replay("sessions", "collect", str(plain), "--out", str(tmp_path / "b")),
+    one_line_exit_2(replay_here("sessions", "collect", str(plain), "--out", str(tmp_path / "b")),
                     "plain: no branch entire/checkpoints/v1")
     (tmp_path / "taken").mkdir()
-    one_line_exit_2(run_replay("sessions", "collect", str(checkpoints), "--out",
+    one_line_exit_2(replay_here("sessions", "collect", str(checkpoints), "--out",
                                str(tmp_path / "taken")), f"{tmp_path / 'taken'}: already exists")
-    one_line_exit_2(run_replay("sessions", "collect", str(checkpoints), "--out",
+    one_line_exit_2(replay_here("sessions", "collect", str(checkpoints), "--out",
                                str(tmp_path / "no" / "x")), f"{tmp_path / 'no' / 'x'}: its folder")
     broken = tmp_path / "broken"
     _git(tmp_path, "init", "-q", "-b", "entire/checkpoints/v1", str(broken))
@@ -139,7 +139,7 @@ def test_bad_input_is_one_line_and_writes_nothing(checkpoints: Path, tmp_path: P
     (broken / "ab" / "1234567890" / "0" / "metadata.json").write_text("{not json")
     _git(broken, "add", ".")
     _git(broken, "commit", "-q", "-m", "broken")
-    one_line_exit_2(run_replay("sessions", "collect", str(broken), "--out", str(tmp_path / "c")),
+    one_line_exit_2(replay_here("sessions", "collect", str(broken), "--out", str(tmp_path / "c")),
                     "broken: ab/1234567890/0/metadata.json is not JSON")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "plain", "taken"]
 
@@ -173,9 +173,9 @@ def test_retention_scores_the_corpus_and_resumes(corpus: Path, tmp_path: Path) -
     future = next(r for r in data["rows"] if r["label"] == "with at least one future detail")
     assert future["n"] == 6 and 1 <= future["value"] <= 6  # Codex's remote compactions count
     assert [r["n"] for r in data["rows"] if r["label"] == "boundary 1"] == [int(first["n"])]
-    one_line_exit_2(run_replay("retention", "--corpus", str(tmp_path)),
+    one_line_exit_2(replay_here("retention", "--corpus", str(tmp_path)),
                     f"{tmp_path}: no corpus.toml")
-    one_line_exit_2(run_replay("retention", "--corpus", str(corpus), "--kinds", "path,nope"),
+    one_line_exit_2(replay_here("retention", "--corpus", str(corpus), "--kinds", "path,nope"),
                     "--kinds: unknown detail type 'nope'")
     named = run_replay("retention", "--corpus", str(corpus), "--kinds", "command,path")
     assert "Detail types scored: command, path (named by --kinds" in " ".join(named.stdout.split())

@@ -24,7 +24,7 @@ from replay.report.tables import build, render
 from replay.store import Store, validations
 from replay.store.runs import load_cells, save_run
 
-from conftest import REPLAY, run_replay
+from conftest import REPLAY, replay_here, run_replay
 from demo_sweep import DemoSweep
 from sweep_scripts import (
     DEMO,
@@ -197,7 +197,7 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str,
         with Store.open(store) as opened:
             save_run(opened, "taken", Plan(kind="backbone", agent="agent", agent_id="other",
                                            instances=(TALLY,), summarizers=(A,)))
-        done = run_replay("backbone", "--agent-model", "agent", *args, "--store", str(store),
+        done = replay_here("backbone", "--agent-model", "agent", *args, "--store", str(store),
                           "--prompt-sources", str(catalogue), env=env)
         assert server.count == 0
     assert done.returncode == 2, done.stdout + done.stderr
@@ -209,7 +209,7 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str,
 def test_a_missing_option_is_a_usage_error_not_a_traceback(tmp_path: Path) -> None:
     """`backbone` needs no option (its models default to the embedded one); `prompt` needs its
     summarizer."""
-    done = run_replay("prompt", "--agent-model", "agent", "--store", str(tmp_path / "r.db"))
+    done = replay_here("prompt", "--agent-model", "agent", "--store", str(tmp_path / "r.db"))
     assert done.returncode == 2
     assert "Missing option '--summarizer'" in done.stderr and "Traceback" not in done.stderr
 
@@ -217,7 +217,7 @@ def test_a_missing_option_is_a_usage_error_not_a_traceback(tmp_path: Path) -> No
 def test_unknown_prompt_in_a_prompt_sweep(setup: tuple[Path, Path], tmp_path: Path) -> None:
     store, catalogue = setup
     env = models_file(tmp_path, "http://127.0.0.1:9/v1")
-    done = run_replay("prompt", "--agent-model", "agent", "--summarizer", "summ-a", "--prompts",
+    done = replay_here("prompt", "--agent-model", "agent", "--summarizer", "summ-a", "--prompts",
                       "codex,nope", "--store", str(store), "--prompt-sources", str(catalogue),
                       env=env)
     assert done.returncode == 2
