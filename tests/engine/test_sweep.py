@@ -6,7 +6,6 @@ sweep killed in the middle; and what `replay backbone` and `prompt` refuse, as a
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import signal
@@ -15,17 +14,16 @@ import time
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
 from replay import api
 from replay.models.scripted import ReceivedRequest, ScriptedServer
 from replay.records.plan import Plan
-from replay.report.tables import build, render
+from replay.report.tables import build
 from replay.store import Store, validations
 from replay.store.runs import load_cells, save_run
 
 from conftest import REPLAY, replay_here, run_replay
-from demo_sweep import DemoSweep
+from demo_sweep import DemoSweep, printed_report
 from sweep_scripts import (
     DEMO,
     INICONF,
@@ -74,13 +72,6 @@ def fresh_samples(requests: tuple[ReceivedRequest, ...], model: str) -> bool:
     return {body["temperature"] for body in bodies} == {1.0}
 
 
-def rendered(store: Path, run: str) -> str:
-    """The report of `run` as `replay report` prints it."""
-    out = io.StringIO()
-    render(api.report(store, run), Console(file=out, width=200))
-    return out.getvalue()
-
-
 def test_backbone_and_prompt_sweeps_give_the_labels_the_scripts_imply(
         demo_sweep: DemoSweep) -> None:
     first, store = demo_sweep.backbone.result, demo_sweep.store
@@ -108,7 +99,7 @@ def test_backbone_and_prompt_sweeps_give_the_labels_the_scripts_imply(
             "preserved", "preserved", "rescued"]
     assert [prompts[(i, "summ-a:codex")] for i in (STOCKROOM, TALLY, INICONF)] == [
         "damaged", "preserved", "unsolved"]
-    printed = rendered(store, "prompts")
+    printed = printed_report(store, "prompts")
     assert "POST pass" in printed and "1/2 (50.0%, 9.5-90.5%)" in printed
 
 
@@ -120,7 +111,7 @@ def test_confirm_reruns_the_damaged_pairs_at_two_fresh_seeds(demo_sweep: DemoSwe
     # 2 pairs x 2 seeds x 2 calls (a fresh summary and a fresh continuation)
     assert demo_sweep.calls["confirm"] == 2 * 2 * 2
     assert fresh_samples(demo_sweep.requests, "summ-b")
-    printed = rendered(demo_sweep.store, "backbones")
+    printed = printed_report(demo_sweep.store, "backbones")
     assert "D!" in printed and "D~" in printed
 
 

@@ -15,15 +15,18 @@ api's is one line for the whole suite.
 from __future__ import annotations
 
 import contextlib
+import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from replay import api
 from replay.models.scripted import ReceivedRequest, ScriptedServer
 from replay.models.scripts import Script
+from replay.report.tables import render
 
 from sweep_scripts import (
     DEMO,
@@ -46,6 +49,13 @@ FIVE = ("claude-code", "codex", "gemini-cli", "opencode", "kimi-code")
 def sweep_options(store: Path, **given: object) -> api.SweepOptions:
     """How the tests' sweeps run: the store and the given settings (workers, budget...)."""
     return api.SweepOptions(store, **given)  # type: ignore[arg-type]
+
+
+def printed_report(store: Path, run: str, cells: bool = False) -> str:
+    """The report of `run` as `replay report` prints it."""
+    out = io.StringIO()
+    render(api.report(store, run), Console(file=out, width=200), cells=cells)
+    return out.getvalue()
 
 
 def lost_turn(scratch: Path) -> dict:
