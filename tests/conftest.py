@@ -76,11 +76,15 @@ def replay_here(*args: str, cwd: Path | None = None,
     calls), as `run_replay` does in a subprocess: for what a command refuses or prints, where a
     process adds nothing to what is asserted but a second of start-up."""
     from replay.cli import run
+    from replay.commands.options import PIPED_WIDTH, console
 
     out, err = io.StringIO(), io.StringIO()
     with pytest.MonkeyPatch.context() as patch:
         for name, value in {"COLUMNS": "200", **(env or {})}.items():
             patch.setenv(name, value)
+        # the console made at import read the COLUMNS of then (80 on an xdist worker)
+        columns = os.environ["COLUMNS"]
+        patch.setattr(console, "width", int(columns) if columns.isdigit() else PIPED_WIDTH)
         if cwd is not None:
             patch.chdir(cwd)
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

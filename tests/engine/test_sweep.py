@@ -148,7 +148,9 @@ def test_a_sweep_killed_in_the_middle_finishes_the_same_table(setup: tuple[Path,
              "--instance", STOCKROOM, "--instance", TALLY, "--run", "killed",
              "--prompt-sources", str(catalogue)]
     whole, cut = (tmp_path / name / "replay.db" for name in ("whole", "cut"))
-    with ScriptedServer(*summarizer_scripts(), *agent_scripts(tmp_path, lost_sleep=2)) as server:
+    # all four LOST POSTs sleep 2 s: the uninterrupted run's two, the killed run's and its resume's
+    scripts = agent_scripts(tmp_path, lost_sleep=2, sleeping=4)
+    with ScriptedServer(*summarizer_scripts(), *scripts) as server:
         env = models_file(tmp_path, server.base_url)
         replay(env, *sweep, "--store", str(whole), "--workers", "2")
         uninterrupted = server.count
