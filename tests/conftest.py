@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import inspect
 import io
 import json
 import os
@@ -43,24 +42,36 @@ def replay_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
         os.environ["REPLAY_HOME"] = previous
 
 
-def xdist_group(item: pytest.Item) -> str:
-    """Which worker's queue a test joins when the suite runs on several (`pytest -n 2 --dist
-    loadgroup`, as scripts/test.sh runs it): every test that starts a Docker Engine's container
-    on one (they count and remove every replay container of the machine), the tests that read
-    the session's demo sweep on one (it is made once per worker), the rest by module (its
-    module fixtures are made once)."""
-    source = inspect.getsource(item.function) if hasattr(item, "function") else ""
-    if "docker" in item.nodeid.lower() or "docker" in source.lower():
+# Tests that share a machine-wide thing run on one worker when the suite runs on several
+# (`pytest -n 2`, as scripts/test.sh runs it): every test that starts a Docker Engine's container
+# (they count and remove every replay container of the machine), and the tests that read the
+# session's demo sweep (made once per worker). The rest go by module (its module fixtures are
+# made once).
+DOCKER_MODULES = ("tests/engine/test_slot_leases.py", "tests/engine/test_recipes.py")
+DEMO_SWEEP = ("tests/engine/test_view_browser.py",
+              "tests/engine/test_sweep.py::test_backbone_and_prompt_sweeps",
+              "tests/engine/test_sweep.py::test_confirm_reruns",
+              "tests/engine/test_sweep.py::test_the_exports_of_a_confirmed_run")
+
+
+def worker_scope(nodeid: str) -> str:
+    """Which worker's queue a test joins (see above)."""
+    if "docker" in nodeid.lower() or nodeid.startswith(DOCKER_MODULES):
         return "docker"
-    if "demo_sweep" in getattr(item, "fixturenames", ()):
+    if nodeid.startswith(DEMO_SWEEP):
         return "demo-sweep"
-    return item.nodeid.split("::")[0]
+    return nodeid.split("::")[0]
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Group the tests for several workers (see `xdist_group`); one worker ignores it."""
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(xdist_group(item)))
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """xdist's scheduling by scope, the scope being `worker_scope`."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByScope(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return worker_scope(nodeid)
+
+    return ByScope(config, log)
 
 
 def run_replay(*args: str, cwd: Path | None = None,
