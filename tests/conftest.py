@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import json
 import os
 import socket
@@ -40,11 +42,65 @@ def replay_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
         os.environ["REPLAY_HOME"] = previous
 
 
+# Tests that share a machine-wide thing run on one worker when the suite runs on several
+# (`pytest -n 2`, as scripts/test.sh runs it): every test that starts a Docker Engine's container
+# (they count and remove every replay container of the machine), and the tests that read the
+# session's demo sweep (made once per worker). The rest go by module (its module fixtures are
+# made once).
+DOCKER_MODULES = ("tests/engine/test_slot_leases.py", "tests/engine/test_recipes.py")
+DEMO_SWEEP = ("tests/engine/test_view_browser.py",
+              "tests/engine/test_sweep.py::test_backbone_and_prompt_sweeps",
+              "tests/engine/test_sweep.py::test_confirm_reruns",
+              "tests/engine/test_sweep.py::test_the_exports_of_a_confirmed_run")
+
+
+def worker_scope(nodeid: str) -> str:
+    """Which worker's queue a test joins (see above)."""
+    if "docker" in nodeid.lower() or nodeid.startswith(DOCKER_MODULES):
+        return "docker"
+    if nodeid.startswith(DEMO_SWEEP):
+        return "demo-sweep"
+    return nodeid.split("::")[0]
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """xdist's scheduling by scope, the scope being `worker_scope`."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByScope(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return worker_scope(nodeid)
+
+    return ByScope(config, log)
+
+
 def run_replay(*args: str, cwd: Path | None = None,
                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the `replay` command line in a subprocess, as a user would."""
     return subprocess.run([*REPLAY, *args], cwd=cwd, capture_output=True, text=True,
                           env={**os.environ, "COLUMNS": "200", **(env or {})}, timeout=600)
+
+
+def replay_here(*args: str, cwd: Path | None = None,
+                env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the `replay` command line in this process (`replay.cli.run`, what `replay` itself
+    calls), as `run_replay` does in a subprocess: for what a command refuses or prints, where a
+    process adds nothing to what is asserted but a second of start-up."""
+    from replay.cli import run
+    from replay.commands.options import PIPED_WIDTH, console
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in {"COLUMNS": "200", **(env or {})}.items():
+            patch.setenv(name, value)
+        # the console made at import read the COLUMNS of then (80 on an xdist worker)
+        columns = os.environ["COLUMNS"]
+        patch.setattr(console, "width", int(columns) if columns.isdigit() else PIPED_WIDTH)
+        if cwd is not None:
+            patch.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = run(list(args))
+    return subprocess.CompletedProcess([*REPLAY, *args], code, out.getvalue(), err.getvalue())
 
 
 def one_line_exit_2(done: subprocess.CompletedProcess[str], message: str) -> None:
@@ -245,3 +301,12 @@ def closed_port_url() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"http://127.0.0.1:{port}/v1"
+
+
+@pytest.fixture(scope="session")
+def demo_sweep(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The session's scripted backbone + prompt + confirm sweep (tests/fake/demo_sweep.py),
+    made once: tests that only read a store read this one."""
+    from demo_sweep import make_demo_sweep
+
+    return make_demo_sweep(tmp_path_factory.mktemp("demo-sweep"))

@@ -17,7 +17,7 @@ from replay.store import Store
 from replay.store.runs import save_run
 from replay.store.schema import SCHEMA_VERSION
 
-from conftest import one_line_exit_2, run_replay
+from conftest import one_line_exit_2, replay_here
 from sweep_scripts import DEMO, TALLY
 
 GONE = "openai:a@http://127.0.0.1:9/v1"
@@ -45,11 +45,11 @@ def a_store(folder: Path) -> Path:
 def refused_twice(args: list[str], message: str, tmp_path: Path) -> None:
     """Refused with no store (none is made) and with one (left byte-identical)."""
     fresh = tmp_path / "fresh" / "replay.db"
-    one_line_exit_2(run_replay(*args, "--store", str(fresh)), message)
+    one_line_exit_2(replay_here(*args, "--store", str(fresh)), message)
     assert not fresh.exists() and not fresh.parent.exists()
     store = a_store(tmp_path / "kept")
     before = tree(store.parent)
-    one_line_exit_2(run_replay(*args, "--store", str(store)), message)
+    one_line_exit_2(replay_here(*args, "--store", str(store)), message)
     assert tree(store.parent) == before
 
 
@@ -116,7 +116,7 @@ def write_rows(path: Path, rows: list[dict]) -> Path:
 def test_a_bad_dataset_row_is_refused_when_read(rows: list[dict], message: str,
                                                 tmp_path: Path) -> None:
     dataset = write_rows(tmp_path / "rows.jsonl", rows)
-    done = run_replay("validate", "--dataset", str(dataset), "--store",
+    done = replay_here("validate", "--dataset", str(dataset), "--store",
                       str(tmp_path / "replay.db"))
     assert message in done.stderr, done.stderr
     one_line_exit_2(done, str(dataset))
@@ -130,7 +130,7 @@ def test_a_bad_dataset_row_is_refused_when_read(rows: list[dict], message: str,
 def test_a_dataset_that_is_not_utf8_is_one_line(name: str, data: bytes, tmp_path: Path) -> None:
     dataset = tmp_path / name
     dataset.write_bytes(data)
-    done = run_replay("validate", "--dataset", str(dataset), "--store",
+    done = replay_here("validate", "--dataset", str(dataset), "--store",
                       str(tmp_path / "replay.db"))
     one_line_exit_2(done, f"{dataset}: not UTF-8 text")
     assert not (tmp_path / "replay.db").exists()
@@ -161,7 +161,7 @@ def a_suite(folder: Path, toml: str, record: dict | None = None) -> Path:
 def test_a_bad_suite_is_refused_before_anything_is_built(toml: str, record: dict | None,
                                                          message: str, tmp_path: Path) -> None:
     suite = a_suite(tmp_path / "suite", toml, record)
-    done = run_replay("validate", "--suite", str(suite), "--store", str(tmp_path / "replay.db"))
+    done = replay_here("validate", "--suite", str(suite), "--store", str(tmp_path / "replay.db"))
     assert message in done.stderr, done.stderr
     one_line_exit_2(done, str(suite))
     assert not (tmp_path / "replay.db").exists()
@@ -205,7 +205,7 @@ def test_a_store_of_another_schema_is_refused_unchanged(statements: list[str], m
                                                         tmp_path: Path) -> None:
     store = sqlite_file(tmp_path / "other.db", *statements)
     before = tree(tmp_path)
-    done = run_replay(*command, "--store", str(store))
+    done = replay_here(*command, "--store", str(store))
     one_line_exit_2(done, "")
     assert message in done.stderr, done.stderr
     assert tree(tmp_path) == before
@@ -217,6 +217,6 @@ def test_report_out_naming_a_file_is_refused(tmp_path: Path) -> None:
     a_file.write_text("mine")
     before = tree(tmp_path)
     for option in ("--out", "--html"):
-        done = run_replay("report", "taken", "--store", str(store), option, str(a_file))
+        done = replay_here("report", "taken", "--store", str(store), option, str(a_file))
         one_line_exit_2(done, f"{option} {a_file} is a file: give a folder")
     assert tree(tmp_path) == before

@@ -9,7 +9,7 @@ import pytest
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 
-from conftest import one_line_exit_2, run_replay
+from conftest import one_line_exit_2, replay_here
 from paths import ROOT
 from sweep_scripts import TALLY, fixture_prompts
 
@@ -20,7 +20,7 @@ def test_an_out_of_range_boundary_is_refused_before_the_agent_runs(rule: str,
                                                                    tmp_path: Path) -> None:
     store = tmp_path / "replay.db"
     with ScriptedServer(Script([{"content": "x"}])) as server:
-        done = run_replay("collect", "--model", f"openai:agent@{server.base_url}",
+        done = replay_here("collect", "--model", f"openai:agent@{server.base_url}",
                           "--instance", TALLY, "--boundary", rule, "--store", str(store))
         assert server.count == 0
     one_line_exit_2(done, f"bad boundary rule '{rule}'")
@@ -29,7 +29,7 @@ def test_an_out_of_range_boundary_is_refused_before_the_agent_runs(rule: str,
 
 def test_an_out_of_range_history_rule_is_refused(tmp_path: Path) -> None:
     store = tmp_path / "replay.db"
-    done = run_replay("cell", "--instance", TALLY, "--arm", "pre", "--agent-model",
+    done = replay_here("cell", "--instance", TALLY, "--arm", "pre", "--agent-model",
                       "openai:agent@http://127.0.0.1:9/v1", "--history-rule", "fraction:2",
                       "--store", str(store))
     one_line_exit_2(done, "bad boundary rule 'fraction:2'")
@@ -48,13 +48,13 @@ def test_a_repo_mirror_that_is_not_a_folder_is_refused(command: list[str],
                                                        tmp_path: Path) -> None:
     store = tmp_path / "replay.db"
     missing = tmp_path / "no-such-folder"
-    done = run_replay(*command, "--repo-mirror", str(missing), "--store", str(store))
+    done = replay_here(*command, "--repo-mirror", str(missing), "--store", str(store))
     one_line_exit_2(done, f"--repo-mirror {missing} does not exist")
     a_file = tmp_path / "mirrors.txt"
     a_file.write_text("not a folder")
-    done = run_replay(*command, "--repo-mirror", str(a_file), "--store", str(store))
+    done = replay_here(*command, "--repo-mirror", str(a_file), "--store", str(store))
     one_line_exit_2(done, f"--repo-mirror {a_file} is not a folder")
-    done = run_replay(*command, "--store", str(store), env={"REPLAY_REPO_MIRRORS": str(missing)})
+    done = replay_here(*command, "--store", str(store), env={"REPLAY_REPO_MIRRORS": str(missing)})
     one_line_exit_2(done, f"REPLAY_REPO_MIRRORS {missing} does not exist")
     assert not store.exists()
 
@@ -63,7 +63,7 @@ def test_a_repo_mirror_that_is_not_a_folder_is_refused(command: list[str],
 def test_report_and_confirm_on_a_missing_store_create_nothing(command: list[str],
                                                               tmp_path: Path) -> None:
     store = tmp_path / "runs" / "replay.db"
-    done = run_replay(*command, "--store", str(store))
+    done = replay_here(*command, "--store", str(store))
     one_line_exit_2(done, f"no store at {store}")
     assert not store.exists() and not store.parent.exists()
 
@@ -80,17 +80,17 @@ GONE = "openai:a@http://127.0.0.1:9/v1"
 def test_markup_in_an_instance_id_is_shown_as_it_is(command: list[str], tmp_path: Path) -> None:
     """Issue 16: `--instance '[/x]'` ended in a rich MarkupError traceback."""
     store = tmp_path / "replay.db"
-    done = run_replay(*command, "--instance", "[/x]", "--store", str(store))
+    done = replay_here(*command, "--instance", "[/x]", "--store", str(store))
     one_line_exit_2(done, "unknown instance id: [/x]")
     assert not store.exists()
 
 
 def test_the_model_spec_hint_keeps_its_brackets(tmp_path: Path) -> None:
-    done = run_replay("cell", "--instance", TALLY, "--arm", "pre", "--agent-model", "gpt-4.2",
+    done = replay_here("cell", "--instance", TALLY, "--arm", "pre", "--agent-model", "gpt-4.2",
                       "--store", str(tmp_path / "replay.db"))
     one_line_exit_2(done, "unknown model 'gpt-4.2'")
     assert "PROVIDER:MODEL[@BASE_URL][#KEY_ENV][?SETTING=VALUE&...]" in done.stderr
-    usage = run_replay("cell", "--help")
+    usage = replay_here("cell", "--help")
     assert "PROVIDER:MODEL[@URL][#KEY_ENV][?SETTINGS]" in " ".join(usage.stdout.split())
 
 
@@ -106,7 +106,7 @@ def test_an_unsafe_run_name_is_refused_before_anything_is_written(name: str,
                      "--run", name, "--store", str(store)],
                     ["report", name, "--store", str(store)],
                     ["confirm", name, "--dry-run", "--store", str(store)]):
-        done = run_replay(*command)
+        done = replay_here(*command)
         one_line_exit_2(done, f"bad run name {name!r}: it names files and folders")
     assert not tmp_path.joinpath("runs").exists() and not Path(UNSAFE_RUNS[1]).exists()
 
@@ -118,7 +118,7 @@ def test_an_unsafe_run_name_is_refused_before_anything_is_written(name: str,
 def test_a_history_id_that_is_not_hexadecimal_is_refused(command: list[str],
                                                          tmp_path: Path) -> None:
     store = tmp_path / "replay.db"
-    done = run_replay(*command, "--history", "../x", "--store", str(store))
+    done = replay_here(*command, "--history", "../x", "--store", str(store))
     one_line_exit_2(done, "bad history id '../x'")
     assert not store.exists()
 
@@ -157,7 +157,7 @@ def test_a_spec_that_would_reach_a_public_endpoint_by_a_typo_is_refused(
         spec: str, message: str, tmp_path: Path) -> None:
     """Issue 21: `openai:m@127.0.0.1:8000/v1#KEY` went to api.openai.com with that key."""
     store = tmp_path / "replay.db"
-    done = run_replay("cell", "--instance", TALLY, "--arm", "pre", "--agent-model", spec,
+    done = replay_here("cell", "--instance", TALLY, "--arm", "pre", "--agent-model", spec,
                       "--store", str(store), env={"REPLAY_TEST_MODEL_KEY": "sk-not-sent"})
     one_line_exit_2(done, f"model {spec!r}: " if "ad-hoc" not in message else message)
     assert message in done.stderr, done.stderr
@@ -185,7 +185,7 @@ def test_a_sweep_whose_validations_all_failed_exits_1_and_counts_them(tmp_path: 
     (recipes / "replay-demo.toml").write_text(
         text.replace('\ninstall = ""\n', '\ninstall = "echo broken install; exit 1"\n', 1))
     store = tmp_path / "replay.db"
-    done = run_replay("backbone", "--agent-model", GONE, "--model", GONE, "--instance", TALLY,
+    done = replay_here("backbone", "--agent-model", GONE, "--model", GONE, "--instance", TALLY,
                       "--prompt-sources", str(fixture_prompts(tmp_path)), "--store", str(store),
                       env={"REPLAY_ENVIRONMENTS": str(recipes)})
     assert done.returncode == 1, done.stdout + done.stderr

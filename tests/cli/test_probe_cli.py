@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from replay import api
 from replay.models.scripted import ScriptedServer
 from replay.store import Store
 from replay.store.calls import seconds_total
 
 from conftest import run_replay
+from demo_sweep import environment, sweep_options
 from probe_scripts import (
     judge_scripts,
     models_file,
@@ -81,11 +83,12 @@ def test_probing_a_sweep_run_uses_its_summaries(tmp_path: Path) -> None:
                *agent_scripts(tmp_path)]
     with ScriptedServer(*scripts) as server:
         env = models_file(tmp_path, server.base_url)
-        sweep = run_replay("prompt", "--summarizer", "summ-drop", "--prompts",
-                           "claude-code,claude-code+top:2@judge", "--agent-model", "agent",
-                           "--run", "fused", "--store", str(store), "--prompt-sources",
-                           str(catalogue), env=env)
-        assert sweep.returncode == 0, sweep.stdout + sweep.stderr
+        with environment(env):  # the run to probe, made through replay.api
+            plan = api.plan("prompt", [*api.summarizers(["summ-drop"], "claude-code"),
+                                       *api.summarizers(["summ-drop"], "claude-code+top:2@judge")],
+                            "agent", prompt_sources=catalogue)
+            sweep = api.sweep(plan, sweep_options(store), "fused")
+        assert sweep.code == 0, sweep.result
         summaries = server.count_for("summ-drop") + server.count_for("judge")
         assert summaries == 3 + 3  # one summary and one judge call per history
         done = run_replay("probe", "fused", "--model", "reader", "--generations", "1",

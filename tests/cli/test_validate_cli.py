@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import VERIFIED_JSONL, run_replay, write_tiny_instance
+from conftest import VERIFIED_JSONL, replay_here, run_replay, write_tiny_instance
 
 
 def write_suite(root: Path, **overrides: object) -> Path:
@@ -55,7 +55,7 @@ def test_an_instance_that_is_no_real_repair_is_excluded_with_exit_1(tmp_path: Pa
 
 def _bad_input(filled_store: Path, *args: str, env: dict[str, str] | None = None) -> str:
     before = store_state(filled_store)
-    done = run_replay("validate", *args, "--store", str(filled_store), env=env)
+    done = replay_here("validate", *args, "--store", str(filled_store), env=env)
     assert done.returncode == 2, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr

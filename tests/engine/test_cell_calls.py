@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from replay import api
 from replay.compaction.summarize import parse_summarizer
 from replay.environments.local import LocalBackend
 from replay.environments.recipes import load_recipe
@@ -24,7 +25,8 @@ from replay.report.web.data import cell_view, read_store
 from replay.store import Store
 
 from agent_scripts import mini_agent, mini_history
-from conftest import make_client, run_replay
+from conftest import make_client
+from demo_sweep import environment, printed_report, sweep_options
 from sweep_scripts import STOCKROOM, agent_scripts, fixture_prompts, summarizer_scripts
 
 # The settings of the README's llama.cpp recipe: they change every request the agent sends.
@@ -45,15 +47,15 @@ def test_every_call_of_a_sweep_with_agent_settings_is_listed_with_its_cost(
         tmp_path: Path) -> None:
     store = tmp_path / "store" / "replay.db"
     catalogue = fixture_prompts(tmp_path)
-    with ScriptedServer(*summarizer_scripts(), *agent_scripts(tmp_path)) as server:
-        env = _models(tmp_path, server.base_url)
-        done = run_replay("backbone", "--agent-model", "agent", "--model", "summ-a",
-                          "--instance", STOCKROOM, "--store", str(store), "--prompt-sources",
-                          str(catalogue), "--run", "r", env=env)
-        assert done.returncode == 0, done.stdout + done.stderr
+    with ScriptedServer(*summarizer_scripts(), *agent_scripts(tmp_path)) as server, \
+            environment(_models(tmp_path, server.base_url)):
+        plan = api.plan("backbone", api.summarizers(["summ-a"], "claude-code"), "agent",
+                        ids=[STOCKROOM], prompt_sources=catalogue)
+        done = api.sweep(plan, sweep_options(store), "r")
+        assert done.code == 0, done.result
         sent = len(server.requests)
-        cells = run_replay("report", "r", "--cells", "--store", str(store), env=env)
-    assert sent >= 3 and cells.returncode == 0, cells.stdout + cells.stderr
+    printed = printed_report(store, "r", cells=True)
+    assert sent >= 3
     with read_store(store, "r") as (kept, run):
         report = build(kept, run)
         listed = [call for calls in report.calls.values() for call in calls]
@@ -64,7 +66,7 @@ def test_every_call_of_a_sweep_with_agent_settings_is_listed_with_its_cost(
         ("pre", "step 1"), ("post", "summary"), ("post", "step 1")]
     assert all(call.found and call.model == ("summ-a" if call.what == "summary" else "agent")
                for call in view.calls)
-    table = cells.stdout[cells.stdout.index("model calls per cell"):]
+    table = printed[printed.index("model calls per cell"):]
     assert table.count("step 1") == 2 and table.count("summary") >= 1
     assert "not in the store" not in table and "kept before" not in table
     # each call's seconds and output tokens per second, as the call cache timed it

@@ -18,7 +18,7 @@ from replay.models.cache import CallCache
 from replay.models.scripted import ScriptedServer
 from replay.models.scripts import Script
 
-from conftest import make_client, one_line_exit_2, run_replay
+from conftest import make_client, one_line_exit_2, replay_here
 from paths import FIXTURES
 
 FIXTURE = FIXTURES / "sessions" / \
@@ -76,9 +76,9 @@ def test_the_draw_is_seeded_and_the_tail_starts_at_a_call() -> None:
 
 
 def test_summarizer_needs_a_prompt_and_a_corpus(tmp_path: Path) -> None:
-    one_line_exit_2(run_replay("retention", "--corpus", str(tmp_path), "--summarizer", "smollm2"),
+    one_line_exit_2(replay_here("retention", "--corpus", str(tmp_path), "--summarizer", "smollm2"),
                     "--summarizer needs --prompt")
-    one_line_exit_2(run_replay("retention", "--summarizer", "smollm2", "--prompt", "codex"),
+    one_line_exit_2(replay_here("retention", "--summarizer", "smollm2", "--prompt", "codex"),
                     "--summarizer needs --corpus")
-    one_line_exit_2(run_replay("retention", "--plot", str(tmp_path / "p.png")),
+    one_line_exit_2(replay_here("retention", "--plot", str(tmp_path / "p.png")),
                     "--plot needs --corpus")

@@ -1,4 +1,4 @@
-"""The study's H in a sweep, as a user runs it with scripted models on 127.0.0.1: an H still over
+"""The study's H in a sweep through `replay.api`, with scripted models on 127.0.0.1: an H still over
 its allowance after its three attempts is the method's own failure, a POST that fails with
 nothing continued (PRE passing, the pair is damaged), never an `error` cell, and it is kept:
 the next run asks nothing again."""
@@ -21,7 +21,7 @@ from replay.store import Store, summaries
 from replay.store.runs import load_cells
 
 from agent_scripts import fixing_turns
-from conftest import run_replay
+from demo_sweep import environment, sweep_options
 from hermes_scripts import NO_USER, save_hermes
 from sweep_scripts import fixture_prompts
 
@@ -42,19 +42,19 @@ def test_an_h_over_its_allowance_fails_its_post_and_is_never_an_error(tmp_path: 
     instance = next(i for i in load_suite(SUITE).instances if i.instance_id == PAYMENT)
     catalogue = fixture_prompts(tmp_path)
     save_hermes(catalogue)
-    args = ["prompt", "--agent-model", "agent", "--summarizer", "summ", "--prompts", "hermes-h",
-            "--suite", SUITE, "--instance", PAYMENT, "--prompt-sources", str(catalogue),
-            "--run", "r", "--store", str(tmp_path / "r.db")]
+    path = tmp_path / "r.db"
     with ScriptedServer(Script(fixing_turns(instance, tmp_path), model="agent"),
-                        Script([{"content": LONG_BODY}], model="summ")) as server:
-        env = models_env(tmp_path, server.base_url)
-        done = run_replay(*args, env=env)
+                        Script([{"content": LONG_BODY}], model="summ")) as server, \
+            environment(models_env(tmp_path, server.base_url)):
+        plan = api.plan("prompt", api.summarizers(["summ"], "hermes-h"), "agent", suite=SUITE,
+                        ids=[PAYMENT], prompt_sources=catalogue)
+        done = api.sweep(plan, sweep_options(path), "r")
         asked = [request.body["model"] for request in server.requests]
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert "0 error(s)" in done.stdout
+        assert done.code == 0 and not done.result.errors, done.result
         assert asked.count("summ") == 3 and asked.count("agent") == 4  # PRE only: no POST run
-        again = run_replay(*args, env=env)
-        assert again.returncode == 0 and server.count == len(asked)  # kept: nothing asked
+        again = api.sweep(plan, sweep_options(path), "r")
+        assert again.code == 0 and server.count == len(asked)  # kept: nothing asked
+        assert again.result.results == []
     with Store.open(tmp_path / "r.db") as store:
         cells = {str(cell): result for cell, result in load_cells(store, "r").items()}
         post = cells[f"{PAYMENT} post summ:hermes-h seed 0"]
@@ -71,9 +71,7 @@ def test_an_h_over_its_allowance_fails_its_post_and_is_never_an_error(tmp_path: 
         kept = summaries.summary(store, post.summary)
         assert kept is not None and kept.invalid == post.diagnostics["summary_invalid"]
         assert [a["target"] for a in kept.details["attempts"]] == [256, 204, 163]
-    report = run_replay("report", "r", "--store", str(tmp_path / "r.db"), "--out",
-                        str(tmp_path / "out"), env=env)
-    assert report.returncode == 0, report.stdout + report.stderr
+    api.export(path, "r", tmp_path / "out")
     with (tmp_path / "out" / "outcomes.csv").open() as handle:
         assert [(row["label"], row["refused"]) for row in csv.DictReader(handle)] == [
             ("damaged", "")]

@@ -43,14 +43,40 @@ def sweep(tmp_path: Path):  # noqa: ANN201 (a generator fixture)
         yield run, store, env
 
 
-def test_the_report_prints_damage_with_its_interval_the_pairs_and_the_cost(sweep) -> None:
+def test_a_budget_stops_a_sweep_and_the_report_prints_damage_its_interval_pairs_and_cost(
+        sweep) -> None:
+    """A budget stops starting cells and keeps those done; the sweep run again finishes; the
+    report of the whole run prints the damage with its interval, the pairs and the cost."""
     run, store, env = sweep
     dry = run("--dry-run")
     assert dry.returncode == 0, dry.stdout + dry.stderr
     assert "power: at most 3 PRE-pass instance(s): too few to tell any two summarizers apart" \
         in dry.stdout
-    done = run()
-    assert done.returncode == 0, done.stdout + done.stderr
+    stopped = run("--budget", "0.05")
+    assert stopped.returncode == 1, stopped.stdout + stopped.stderr
+    line = next(line for line in stopped.stdout.splitlines() if line.startswith("budget"))
+    assert line.startswith("budget $0.05 reached: spent $")
+    with Store.open(store) as opened:
+        cells = load_cells(opened, "demo")
+    assert 0 < len(cells) < 9 and all(c.status == "done" for c in cells.values())
+    spent = sum(c.spent.cost for c in cells.values())
+    assert spent <= 0.05 and f"spent ${spent:.4f}" in line
+    assert f"{9 - len(cells)} cell(s) not started" in line
+    for cell in cells.values():  # every cell that ran kept its dry-run estimate, an upper bound
+        assert cell.estimate >= cell.spent.cost > 0
+    finished = run()
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    assert f"{9 - len(cells)} run, 0 kept from the store" in finished.stdout
+    report_of_the_whole_run(store, env)
+
+    again = run()
+    assert again.returncode == 0
+    assert "all 9 cell(s) of the plan were already in the store: nothing ran" in again.stdout
+
+
+def report_of_the_whole_run(store: Path, env: dict[str, str]) -> None:
+    """`replay report demo`: damage with its Wilson interval, the McNemar line, the pairs, the
+    cost of each cell in the exports."""
     report = run_replay("report", "demo", "--store", str(store), env=env)
     assert report.returncode == 0, report.stderr
     lines = report.stdout.splitlines()
@@ -83,26 +109,3 @@ def test_the_report_prints_damage_with_its_interval_the_pairs_and_the_cost(sweep
     assert by_arm["pre"]["cells"] == 3 and by_arm["post"]["cells"] == 6
     assert sum(r["dollars"] for r in exported["cost"]["arm"]) == pytest.approx(
         exported["spend"]["cost"], abs=1e-5)
-
-    again = run()
-    assert again.returncode == 0
-    assert "all 9 cell(s) of the plan were already in the store: nothing ran" in again.stdout
-
-
-def test_a_budget_stops_starting_cells_and_keeps_those_done(sweep) -> None:
-    run, store, env = sweep
-    stopped = run("--budget", "0.05")
-    assert stopped.returncode == 1, stopped.stdout + stopped.stderr
-    line = next(line for line in stopped.stdout.splitlines() if line.startswith("budget"))
-    assert line.startswith("budget $0.05 reached: spent $")
-    with Store.open(store) as opened:
-        cells = load_cells(opened, "demo")
-    assert 0 < len(cells) < 9 and all(c.status == "done" for c in cells.values())
-    spent = sum(c.spent.cost for c in cells.values())
-    assert spent <= 0.05 and f"spent ${spent:.4f}" in line
-    assert f"{9 - len(cells)} cell(s) not started" in line
-    for cell in cells.values():  # every cell that ran kept its dry-run estimate, an upper bound
-        assert cell.estimate >= cell.spent.cost > 0
-    finished = run()
-    assert finished.returncode == 0, finished.stdout + finished.stderr
-    assert f"{9 - len(cells)} run, 0 kept from the store" in finished.stdout

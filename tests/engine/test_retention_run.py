@@ -1,6 +1,6 @@
 """Retention of a run on the demo suite, as a user runs it: a prompt sweep with the
-`anchor_index` baseline and a summarizer that writes short LLM-style summaries, then
-`replay retention` and `replay report`.
+`anchor_index` baseline and a summarizer that writes short LLM-style summaries, then its
+retention and its report, through `replay.api`.
 
 The continuation agent is scripted. PRE resumes each history the way an agent does: it runs
 the history's last check again, reads the file, writes the fix, runs the tests and finishes, so
@@ -14,6 +14,7 @@ import json
 import re
 from pathlib import Path
 
+from replay import api
 from replay.histories.boundaries import parse_rule
 from replay.histories.records import bundled_history
 from replay.histories.trajectories import cut_history
@@ -27,7 +28,7 @@ from replay.store.histories import keep
 from replay.store.scores import kept_scores
 
 from agent_scripts import call, fixing_turns
-from conftest import run_replay
+from demo_sweep import environment, printed_report, sweep_options
 from sweep_scripts import DEMO, RESUMED, fix_turn, fixture_prompts, models_file
 
 SHORT = ("<analysis>Looking back over the conversation.</analysis>\n<summary>\n"
@@ -67,18 +68,18 @@ def test_anchor_index_keeps_far_more_recurring_details_than_a_short_summary(
         tmp_path: Path) -> None:
     store = tmp_path / "runs" / "replay.db"
     catalogue = fixture_prompts(tmp_path)
-    with ScriptedServer(*scripts(tmp_path)) as server:
-        env = models_file(tmp_path, server.base_url)
-        sweep = run_replay("prompt", "--summarizer", "summ-a", "--prompts", "claude-code",
-                           "--baseline", "anchor_index", "--agent-model", "agent", "--run",
-                           "demo", "--store", str(store), "--prompt-sources", str(catalogue),
-                           env=env)
-        assert sweep.returncode == 0, sweep.stdout + sweep.stderr
-    scored = run_replay("retention", "demo", "--store", str(store))
-    assert scored.returncode == 0, scored.stderr
-    assert "kept 6 score(s) of run demo" in scored.stdout
+    with ScriptedServer(*scripts(tmp_path)) as server, \
+            environment(models_file(tmp_path, server.base_url)):
+        plan = api.plan("prompt", [*api.summarizers(["summ-a"], "claude-code"),
+                                   *api.summarizers([], "", ["anchor_index"])],
+                        "agent", prompt_sources=catalogue)
+        swept = api.sweep(plan, sweep_options(store), "demo")
+        assert swept.code == 0 and swept.result.ran == 3 + 6, swept.result
+    scored = api.retention(store, "demo")
+    assert len(scored.rows) == 6 and not scored.skipped
     with Store.open(store) as opened:
         rows = kept_scores(opened, "demo")
+    assert len(rows) == 6
     shares = {(row.instance_id, row.summarizer): row for row in rows}
     assert {row.source for row in rows} == {"pre"}
     for instance_id in ISSUE_MARKERS:
@@ -88,9 +89,8 @@ def test_anchor_index_keeps_far_more_recurring_details_than_a_short_summary(
         assert anchor.share is not None and short.share is not None
         assert anchor.share >= 0.7 and short.share <= 0.2, (instance_id, anchor, short)
 
-    report = run_replay("report", "demo", "--store", str(store))
-    assert report.returncode == 0, report.stderr
-    assert "detail retention" in report.stdout
+    assert "detail retention" in printed_report(store, "demo")
+    api.export(store, "demo")
     exported = json.loads((store.parent / "reports" / "demo" / "report.json").read_text())
     rates = {rate["summarizer"]: rate for rate in exported["rates"]}
     anchor_mean, anchor_n, _, anchor_size, source = rates["anchor_index"]["retention"]

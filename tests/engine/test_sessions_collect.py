@@ -1,7 +1,8 @@
 """`replay sessions collect` on a real slice: a git repository built here whose
 `entire/checkpoints/v1` branch holds the real transcripts under tests/fixtures/sessions, one of
 them split over two checkpoints, one session whose transcript is missing, and planted secrets;
-then `replay retention --corpus` on what it wrote."""
+then `replay retention --corpus` on what it wrote. The command line runs in this process
+(`replay_here`): what it prints and writes is what is asserted."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import pytest
 from replay.corpus.redaction import Redactor
 from replay.measures.details import KINDS
 
-from conftest import one_line_exit_2, run_replay
+from conftest import one_line_exit_2, replay_here
 from paths import FIXTURES, ROOT
 
 FIXTURES = FIXTURES / "sessions"
@@ -79,7 +80,7 @@ def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def corpus(checkpoints: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("collected") / "corpus"
-    done = run_replay("sessions", "collect", str(checkpoints), "--out", str(out))
+    done = replay_here("sessions", "collect", str(checkpoints), "--out", str(out))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "wrote 3 session(s)" in done.stdout and "1 incomplete" in done.stdout
     return out
@@ -115,23 +116,23 @@ def test_manifest_and_provenance_name_every_session(corpus: Path, checkpoints: P
 
 
 def test_a_git_url_is_cloned(checkpoints: Path, tmp_path: Path) -> None:
-    done = run_replay("sessions", "collect", f"file://{checkpoints}", "--out",
+    done = replay_here("sessions", "collect", f"file://{checkpoints}", "--out",
                       str(tmp_path / "c"))
     assert done.returncode == 0, done.stderr
     assert len(tomllib.loads((tmp_path / "c" / "corpus.toml").read_text())["session"]) == 3
 
 
 def test_bad_input_is_one_line_and_writes_nothing(checkpoints: Path, tmp_path: Path) -> None:
-    one_line_exit_2(run_replay("sessions", "collect", str(tmp_path / "nowhere"), "--out",
+    one_line_exit_2(replay_here("sessions", "collect", str(tmp_path / "nowhere"), "--out",
                                str(tmp_path / "a")), f"{tmp_path / 'nowhere'}: no such folder")
     plain = tmp_path / "plain"
     _git(tmp_path, "init", "-q", str(plain))
-    one_line_exit_2(run_replay("sessions", "collect", str(plain), "--out", str(tmp_path / "b")),
+    one_line_exit_2(replay_here("sessions", "collect", str(plain), "--out", str(tmp_path / "b")),
                     "plain: no branch entire/checkpoints/v1")
     (tmp_path / "taken").mkdir()
-    one_line_exit_2(run_replay("sessions", "collect", str(checkpoints), "--out",
+    one_line_exit_2(replay_here("sessions", "collect", str(checkpoints), "--out",
                                str(tmp_path / "taken")), f"{tmp_path / 'taken'}: already exists")
-    one_line_exit_2(run_replay("sessions", "collect", str(checkpoints), "--out",
+    one_line_exit_2(replay_here("sessions", "collect", str(checkpoints), "--out",
                                str(tmp_path / "no" / "x")), f"{tmp_path / 'no' / 'x'}: its folder")
     broken = tmp_path / "broken"
     _git(tmp_path, "init", "-q", "-b", "entire/checkpoints/v1", str(broken))
@@ -139,7 +140,7 @@ def test_bad_input_is_one_line_and_writes_nothing(checkpoints: Path, tmp_path: P
     (broken / "ab" / "1234567890" / "0" / "metadata.json").write_text("{not json")
     _git(broken, "add", ".")
     _git(broken, "commit", "-q", "-m", "broken")
-    one_line_exit_2(run_replay("sessions", "collect", str(broken), "--out", str(tmp_path / "c")),
+    one_line_exit_2(replay_here("sessions", "collect", str(broken), "--out", str(tmp_path / "c")),
                     "broken: ab/1234567890/0/metadata.json is not JSON")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "plain", "taken"]
 
@@ -158,7 +159,7 @@ def test_redaction_catches_planted_values_and_counts_scored_ones() -> None:
 
 
 def test_retention_scores_the_corpus_and_resumes(corpus: Path, tmp_path: Path) -> None:
-    done = run_replay("retention", "--corpus", str(corpus), "--csv", str(tmp_path / "t.csv"),
+    done = replay_here("retention", "--corpus", str(corpus), "--csv", str(tmp_path / "t.csv"),
                       "--plot", str(tmp_path / "p.png"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "15.7% (n=106)" in done.stdout and "1 incomplete" in done.stdout
@@ -167,19 +168,19 @@ def test_retention_scores_the_corpus_and_resumes(corpus: Path, tmp_path: Path) -
     first = next(row for row in rows if row["row"] == "boundary 1")
     assert int(first["n"]) >= 1
     assert len(list((corpus / ".scores").iterdir())) == 2
-    again = run_replay("retention", "--corpus", str(corpus), "--json")
+    again = replay_here("retention", "--corpus", str(corpus), "--json")
     data = json.loads(again.stdout)
     assert data["incomplete"] == 1 and data["sessions"] == 2
     future = next(r for r in data["rows"] if r["label"] == "with at least one future detail")
     assert future["n"] == 6 and 1 <= future["value"] <= 6  # Codex's remote compactions count
     assert [r["n"] for r in data["rows"] if r["label"] == "boundary 1"] == [int(first["n"])]
-    one_line_exit_2(run_replay("retention", "--corpus", str(tmp_path)),
+    one_line_exit_2(replay_here("retention", "--corpus", str(tmp_path)),
                     f"{tmp_path}: no corpus.toml")
-    one_line_exit_2(run_replay("retention", "--corpus", str(corpus), "--kinds", "path,nope"),
+    one_line_exit_2(replay_here("retention", "--corpus", str(corpus), "--kinds", "path,nope"),
                     "--kinds: unknown detail type 'nope'")
-    named = run_replay("retention", "--corpus", str(corpus), "--kinds", "command,path")
+    named = replay_here("retention", "--corpus", str(corpus), "--kinds", "command,path")
     assert "Detail types scored: command, path (named by --kinds" in " ".join(named.stdout.split())
-    narrow = json.loads(run_replay("retention", "--corpus", str(corpus), "--kinds", "command",
+    narrow = json.loads(replay_here("retention", "--corpus", str(corpus), "--kinds", "command",
                                    "--json").stdout)
     assert len(list((corpus / ".scores").iterdir())) == 6  # records kept per set of kinds
     assert narrow["sessions"] == 2
@@ -200,12 +201,12 @@ def _passing_kinds() -> list[str]:
 def test_the_default_scores_the_types_the_labels_pass(corpus: Path, tmp_path: Path) -> None:
     passing = _passing_kinds()
     assert passing and len(passing) < 10  # the labels pass some types and fail others
-    done = run_replay("retention", "--corpus", str(corpus), "--csv", str(tmp_path / "t.csv"))
+    done = replay_here("retention", "--corpus", str(corpus), "--csv", str(tmp_path / "t.csv"))
     assert done.returncode == 0, done.stdout + done.stderr
     printed = " ".join(done.stdout.split())
     assert f"Detail types scored: {', '.join(passing)} (measured precision >= 0.95 on the " \
         "shipped labels); not scored: " in printed
-    data = json.loads(run_replay("retention", "--corpus", str(corpus), "--json").stdout)
+    data = json.loads(replay_here("retention", "--corpus", str(corpus), "--json").stdout)
     assert data["kinds_named"] is False
     assert sorted(data["scored_kinds"]) == sorted(passing)
     types = {row["label"]: row for row in data["rows"] if row["table"] == "detail types"}
@@ -232,10 +233,10 @@ def test_a_transcript_not_in_json_lines_is_counted_incomplete(tmp_path: Path) ->
            json.dumps(export, indent=2).splitlines())
     _git(repo, "add", ".")
     _git(repo, "commit", "-q", "-m", "export")
-    done = run_replay("sessions", "collect", str(repo), "--out", str(tmp_path / "c"))
+    done = replay_here("sessions", "collect", str(repo), "--out", str(tmp_path / "c"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 incomplete" in done.stdout
     [entry] = tomllib.loads((tmp_path / "c" / "corpus.toml").read_text())["session"]
     assert entry["session_id"] == "opencode-1" and entry["complete"] is False
-    scored = json.loads(run_replay("retention", "--corpus", str(tmp_path / "c"), "--json").stdout)
+    scored = json.loads(replay_here("retention", "--corpus", str(tmp_path / "c"), "--json").stdout)
     assert (scored["incomplete"], scored["sessions"]) == (1, 0)

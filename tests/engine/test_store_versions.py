@@ -21,7 +21,7 @@ from replay.store.migrations import MIGRATIONS
 from replay.store.runs import save_run
 from replay.store.schema import SCHEMA_VERSION, TABLES
 
-from conftest import one_line_exit_2, run_replay
+from conftest import one_line_exit_2, replay_here
 from sweep_scripts import TALLY
 
 GONE = "openai:a@http://127.0.0.1:9/v1"
@@ -114,7 +114,7 @@ def test_a_newer_or_corrupt_store_is_refused_in_one_line_unchanged(
     (tmp_path / "runs").mkdir()
     store = make(tmp_path / "runs" / "replay.db")
     before = store.read_bytes()
-    done = run_replay(*command, "--store", str(store))
+    done = replay_here(*command, "--store", str(store))
     one_line_exit_2(done, "")
     assert message in done.stderr, done.stderr
     assert store.read_bytes() == before

@@ -12,7 +12,7 @@ import pytest
 
 from replay.models.scripted import ScriptedServer
 
-from conftest import VERIFIED_JSONL, one_line_exit_2, run_replay
+from conftest import VERIFIED_JSONL, one_line_exit_2, replay_here, run_replay
 from sweep_scripts import (
     INICONF,
     STOCKROOM,
@@ -128,13 +128,13 @@ def test_the_compact_bench_dry_run_counts_offline(tmp_path: Path) -> None:
 
 
 def test_bad_study_input_is_one_line(tmp_path: Path) -> None:
-    done = run_replay("study", "demo", "--store", str(tmp_path / "r.db"), "--dry-run")
+    done = replay_here("study", "demo", "--store", str(tmp_path / "r.db"), "--dry-run")
     one_line_exit_2(done, "no backbone")
     folder = tmp_path / "file"
     folder.write_text("")
-    done = run_replay("study", "demo", "--model", "smollm2", "--out", str(folder), "--dry-run")
+    done = replay_here("study", "demo", "--model", "smollm2", "--out", str(folder), "--dry-run")
     one_line_exit_2(done, f"--out {folder} is a file: give a folder")
-    done = run_replay("study", "demo", "--model", "smollm2", "--executor", "nope", "--dry-run")
+    done = replay_here("study", "demo", "--model", "smollm2", "--executor", "nope", "--dry-run")
     one_line_exit_2(done, "unknown executor 'nope'")
 
 

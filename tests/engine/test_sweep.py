@@ -1,6 +1,8 @@
-"""`replay backbone`, `prompt`, `confirm` and `report` on the demo suite, as a user runs them,
-with a scripted server standing in for three summarizer models and the agent (see
-sweep_scripts.py for what each one does)."""
+"""Backbone, prompt and confirm sweeps on the demo suite, with a scripted server standing in
+for three summarizer models and the agent (see sweep_scripts.py for what each one does): the
+session's sweep (demo_sweep.py) through `replay.api`, asserted on the records it returns; a
+sweep killed in the middle; and what `replay backbone` and `prompt` refuse, as a user runs them.
+"""
 
 from __future__ import annotations
 
@@ -13,13 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from replay.models.scripted import ScriptedServer
+from replay import api
+from replay.models.scripted import ReceivedRequest, ScriptedServer
 from replay.records.plan import Plan
 from replay.report.tables import build
 from replay.store import Store, runs, validations
 from replay.store.runs import load_cells, save_run
 
-from conftest import REPLAY, run_replay
+from conftest import REPLAY, replay_here, run_replay
+from demo_sweep import DemoSweep, printed_report
 from sweep_scripts import (
     DEMO,
     INICONF,
@@ -58,72 +62,71 @@ def replay(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return done
 
 
-def assert_fresh_samples(server: ScriptedServer, model: str) -> bool:
+def fresh_samples(requests: tuple[ReceivedRequest, ...], model: str) -> bool:
     """The stockroom summaries by `model` went out as distinct requests at seeds 0, 1 and 2,
     sampled at the default temperature."""
     marker = json.dumps(DEMO[STOCKROOM].problem_statement[:60])[1:-1]
-    bodies = [r.body for r in server.requests if r.model == model and marker in json.dumps(r.body)]
+    bodies = [r.body for r in requests if r.model == model and marker in json.dumps(r.body)]
     assert sorted(body["seed"] for body in bodies) == [0, 1, 2]
     assert len({json.dumps(body, sort_keys=True) for body in bodies}) == 3
     return {body["temperature"] for body in bodies} == {1.0}
 
 
-def test_backbone_prompt_and_confirm_give_the_labels_the_scripts_imply(
-        setup: tuple[Path, Path], tmp_path: Path) -> None:
-    store, catalogue = setup
-    common = ["--agent-model", "agent", "--store", str(store), "--prompt-sources",
-              str(catalogue), "--workers", "2"]
-    with ScriptedServer(*summarizer_scripts(), *agent_scripts(tmp_path)) as server:
-        env = models_file(tmp_path, server.base_url)
-        backbone = ["backbone", "--model", "summ-a", "--model", "summ-b", "--model", "summ-c",
-                    "--run", "backbones", *common]
-        done = replay(env, *backbone)
-        assert "12 cell(s) finished: 12 run, 0 kept from the store" in done.stdout
-        # 3 instances x 3 summaries, 3 PRE + 9 POST continuations of one step each
-        assert server.count == 9 + 12
-        assert labels(store, "backbones") == {
-            (STOCKROOM, A): "preserved", (STOCKROOM, B): "damaged", (STOCKROOM, C): "damaged",
-            (TALLY, A): "preserved", (TALLY, B): "preserved", (TALLY, C): "preserved",
-            (INICONF, A): "rescued", (INICONF, B): "unsolved", (INICONF, C): "unsolved"}
+def test_backbone_and_prompt_sweeps_give_the_labels_the_scripts_imply(
+        demo_sweep: DemoSweep) -> None:
+    first, store = demo_sweep.backbone.result, demo_sweep.store
+    assert (len(first.results), first.ran, first.kept, first.errors) == (12, 12, 0, [])
+    # 3 instances x 3 summaries, 3 PRE + 9 POST continuations of one step each
+    assert demo_sweep.calls["backbone"] == 9 + 12
+    assert labels(store, "backbones") == {
+        (STOCKROOM, A): "preserved", (STOCKROOM, B): "damaged stable",
+        (STOCKROOM, C): "damaged seed-variable",
+        (TALLY, A): "preserved", (TALLY, B): "preserved", (TALLY, C): "preserved",
+        (INICONF, A): "rescued", (INICONF, B): "unsolved", (INICONF, C): "unsolved"}
+    assert [cell.status for cell in demo_sweep.backbone.result.results] == ["done"] * 12
+    # the same plan again: every cell from the store, no call
+    assert demo_sweep.again.result.results == [] and demo_sweep.calls["again"] == 0
+    assert demo_sweep.again.code == 0
 
-        done = replay(env, *backbone)
-        assert "all 12 cell(s) of the plan were already" in done.stdout and server.count == 21
+    compared = demo_sweep.prompts.result
+    # PRE and the claude-code column come from the backbone run: 3 + 3 cells kept; the other
+    # four prompts make 3 summaries each (gemini-cli 6) and 12 POST continuations
+    assert (len(compared.results), compared.ran, compared.kept) == (18, 12, 6)
+    assert demo_sweep.calls["prompts"] == (3 + 3 + 6 + 3) + 12
+    prompts = labels(store, "prompts")
+    for name in ("claude-code", "gemini-cli", "opencode", "kimi-code"):
+        assert [prompts[(i, f"summ-a:{name}")] for i in (STOCKROOM, TALLY, INICONF)] == [
+            "preserved", "preserved", "rescued"]
+    assert [prompts[(i, "summ-a:codex")] for i in (STOCKROOM, TALLY, INICONF)] == [
+        "damaged", "preserved", "unsolved"]
+    printed = printed_report(store, "prompts")
+    assert "POST pass" in printed and "1/2 (50.0%, 9.5-90.5%)" in printed
 
-        before = server.count
-        done = replay(env, "prompt", "--summarizer", "summ-a", "--prompts", FIVE, "--run",
-                      "prompts", *common)
-        # PRE and the claude-code column come from the backbone run: 3 + 3 cells kept; the other
-        # four prompts make 3 summaries each (gemini-cli 6) and 12 POST continuations
-        assert "18 cell(s) finished: 12 run, 6 kept from the store" in done.stdout
-        assert server.count - before == (3 + 3 + 6 + 3) + 12
-        prompts = labels(store, "prompts")
-        for name in ("claude-code", "gemini-cli", "opencode", "kimi-code"):
-            assert [prompts[(i, f"summ-a:{name}")] for i in (STOCKROOM, TALLY, INICONF)] == [
-                "preserved", "preserved", "rescued"]
-        assert [prompts[(i, "summ-a:codex")] for i in (STOCKROOM, TALLY, INICONF)] == [
-            "damaged", "preserved", "unsolved"]
-        assert "POST pass" in done.stdout and "1/2 (50.0%, 9.5-90.5%)" in done.stdout
 
-        before = server.count
-        done = replay(env, "confirm", "backbones", "--store", str(store), "--workers", "2")
-        assert "confirming 2 damaged pair(s)" in done.stdout  # 2 pairs x 2 seeds x 2 calls:
-        assert server.count - before == 2 * 2 * 2 and assert_fresh_samples(server, "summ-b")
-        confirmed = labels(store, "backbones")
-        assert confirmed[(STOCKROOM, B)] == "damaged stable"
-        assert confirmed[(STOCKROOM, C)] == "damaged seed-variable"
-        assert "D!" in done.stdout and "D~" in done.stdout
+def test_confirm_reruns_the_damaged_pairs_at_two_fresh_seeds(demo_sweep: DemoSweep) -> None:
+    confirmed = demo_sweep.confirmation
+    assert confirmed.run == "backbones" and confirmed.code == 0
+    assert set(confirmed.plan.confirm) == {(STOCKROOM, B), (STOCKROOM, C)}
+    assert len(confirmed.rounds) == 1
+    # 2 pairs x 2 seeds x 2 calls (a fresh summary and a fresh continuation)
+    assert demo_sweep.calls["confirm"] == 2 * 2 * 2
+    assert fresh_samples(demo_sweep.requests, "summ-b")
+    printed = printed_report(demo_sweep.store, "backbones")
+    assert "D!" in printed and "D~" in printed
 
-        done = replay(env, "report", "--store", str(store), "--cells")
-    folder = store.parent / "reports" / "backbones"
-    assert f"wrote {folder / 'heatmap.png'}" in done.stdout
-    exported = json.loads((folder / "report.json").read_text())
-    codes = {(o["instance_id"], o["summarizer"]): o["code"] for o in exported["outcomes"]}
+
+def test_the_exports_of_a_confirmed_run(demo_sweep: DemoSweep, tmp_path: Path) -> None:
+    exported = api.export(demo_sweep.store, "backbones", tmp_path / "reports")
+    folder = tmp_path / "reports"
+    assert folder / "heatmap.png" in exported.files
+    found = json.loads((folder / "report.json").read_text())
+    codes = {(o["instance_id"], o["summarizer"]): o["code"] for o in found["outcomes"]}
     assert codes[(STOCKROOM, B)] == "D!" and codes[(STOCKROOM, C)] == "D~"
     assert codes[(INICONF, A)] == "R" and codes[(TALLY, C)] == "P"
-    rates = {rate["summarizer"]: rate for rate in exported["rates"]}
+    rates = {rate["summarizer"]: rate for rate in found["rates"]}
     assert rates[B]["damaged"] == 1 and rates[B]["pre_pass"] == 2 and rates[B]["stable"] == 1
     assert rates[C]["seed_variable"] == 1 and rates[A]["rate"] == 0
-    pre = next(c for c in exported["cells"] if c["arm"] == "pre" and c["instance"] == TALLY)
+    pre = next(c for c in found["cells"] if c["arm"] == "pre" and c["instance"] == TALLY)
     assert (pre["steps"], pre["actions"], pre["exit"], pre["result"]) == (1, 2, "finished", "pass")
     assert (folder / "heatmap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "| instance |" in (folder / "report.md").read_text()
@@ -145,7 +148,9 @@ def test_a_sweep_killed_in_the_middle_finishes_the_same_table(setup: tuple[Path,
              "--instance", STOCKROOM, "--instance", TALLY, "--run", "killed",
              "--prompt-sources", str(catalogue)]
     whole, cut = (tmp_path / name / "replay.db" for name in ("whole", "cut"))
-    with ScriptedServer(*summarizer_scripts(), *agent_scripts(tmp_path, lost_sleep=2)) as server:
+    # all four LOST POSTs sleep 2 s: the uninterrupted run's two, the killed run's and its resume's
+    scripts = agent_scripts(tmp_path, lost_sleep=2, sleeping=4)
+    with ScriptedServer(*summarizer_scripts(), *scripts) as server:
         env = models_file(tmp_path, server.base_url)
         replay(env, *sweep, "--store", str(whole), "--workers", "2")
         uninterrupted = server.count
@@ -185,7 +190,7 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str,
         with Store.open(store) as opened:
             save_run(opened, "taken", Plan(kind="backbone", agent="agent", agent_id="other",
                                            instances=(TALLY,), summarizers=(A,)))
-        done = run_replay("backbone", "--agent-model", "agent", *args, "--store", str(store),
+        done = replay_here("backbone", "--agent-model", "agent", *args, "--store", str(store),
                           "--prompt-sources", str(catalogue), env=env)
         assert server.count == 0
     assert done.returncode == 2, done.stdout + done.stderr
@@ -197,7 +202,7 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str,
 def test_a_missing_option_is_a_usage_error_not_a_traceback(tmp_path: Path) -> None:
     """`backbone` needs no option (its models default to the embedded one); `prompt` needs its
     summarizer."""
-    done = run_replay("prompt", "--agent-model", "agent", "--store", str(tmp_path / "r.db"))
+    done = replay_here("prompt", "--agent-model", "agent", "--store", str(tmp_path / "r.db"))
     assert done.returncode == 2
     assert "Missing option '--summarizer'" in done.stderr and "Traceback" not in done.stderr
 
@@ -205,7 +210,7 @@ def test_a_missing_option_is_a_usage_error_not_a_traceback(tmp_path: Path) -> No
 def test_unknown_prompt_in_a_prompt_sweep(setup: tuple[Path, Path], tmp_path: Path) -> None:
     store, catalogue = setup
     env = models_file(tmp_path, "http://127.0.0.1:9/v1")
-    done = run_replay("prompt", "--agent-model", "agent", "--summarizer", "summ-a", "--prompts",
+    done = replay_here("prompt", "--agent-model", "agent", "--summarizer", "summ-a", "--prompts",
                       "codex,nope", "--store", str(store), "--prompt-sources", str(catalogue),
                       env=env)
     assert done.returncode == 2

@@ -39,7 +39,7 @@ from replay.store.runs import load_run, save_run
 from replay.sweep.plan import bind_run
 
 from agent_scripts import FIX, PROVENANCE, call, mini_agent, mini_history
-from conftest import bash_call, run_replay, write_tiny_instance
+from conftest import bash_call, replay_here, run_replay, write_tiny_instance
 from sweep_scripts import fixture_prompts, models_file
 
 TINY = "replay-demo__tiny-1"
@@ -108,12 +108,16 @@ def stored(store_path: Path, snapshot: Snapshot) -> dict[str, str]:
     return {name: found.content_id() for name, found in histories.items()}
 
 
+def backbone(bench: Bench, store: Path, catalogue: Path, *args: str) -> list[str]:
+    """The arguments of `replay backbone` of summ-a on the bench's suite."""
+    return ["backbone", "--agent-model", "agent", "--model", "summ-a", "--suite",
+            str(bench.suite), "--dataset", str(bench.rows), "--repo-mirror", str(bench.mirrors),
+            "--store", str(store), "--prompt-sources", str(catalogue), *args]
+
+
 def sweep(bench: Bench, env: dict[str, str], store: Path, catalogue: Path,
           *args: str) -> subprocess.CompletedProcess[str]:
-    return run_replay("backbone", "--agent-model", "agent", "--model", "summ-a", "--suite",
-                      str(bench.suite), "--dataset", str(bench.rows), "--repo-mirror",
-                      str(bench.mirrors), "--store", str(store), "--prompt-sources",
-                      str(catalogue), *args, env=env)
+    return run_replay(*backbone(bench, store, catalogue, *args), env=env)
 
 
 def test_a_dataset_backed_suite_reads_the_suites_ids_from_the_dataset_with_their_bundles(
@@ -215,7 +219,8 @@ def test_a_bad_history_choice_is_one_line_exit_2_and_writes_no_run(
     ids = stored(store, bench.snapshot)
     given = [ids[arg][:12] if arg in ids else arg for arg in args]
     with ScriptedServer(Script([SUMMARY])) as server:
-        done = sweep(bench, models_file(tmp_path, server.base_url), store, catalogue, *given)
+        done = replay_here(*backbone(bench, store, catalogue, *given),
+                           env=models_file(tmp_path, server.base_url))
         assert server.count == 0
     assert done.returncode == 2, done.stdout + done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr

@@ -1,8 +1,8 @@
-"""`replay view` on a store made by a scripted demo sweep, looked at in headless Chromium.
+"""`replay view` on the session's scripted demo sweep (demo_sweep.py, run `backbones`, its
+retention scored), looked at in headless Chromium.
 
-The sweep is the demo's (see sweep_scripts.py) on stockroom and tally with summarizers summ-a
-and summ-b: stockroom is damaged under summ-b, whose POST starts from a LOST summary and fixes
-tally only. That POST's reply and command output hold a `<script>`, which must show as text.
+Stockroom is damaged under summ-b, whose POST starts from a LOST summary and fixes tally only.
+That POST's reply and command output hold a `<script>`, which must show as text.
 
 Screenshots of the grid and of the damaged cell go to REPLAY_SCREENSHOTS (default
 runs/screenshots/ in the repository, which git ignores).
@@ -20,32 +20,13 @@ from pathlib import Path
 import pytest
 
 from replay.core.paths import PROJECT_ROOT
-from replay.models.scripted import ScriptedServer
-from replay.models.scripts import Script
 from replay.report.web.pages import page_name
 
 from conftest import REPLAY, run_replay
-from sweep_scripts import (
-    DEMO,
-    STOCKROOM,
-    TALLY,
-    agent_scripts,
-    call,
-    fix_command,
-    fixture_prompts,
-    models_file,
-    summarizer_scripts,
-)
+from demo_sweep import DemoSweep
+from sweep_scripts import STOCKROOM
 
-SCRIPT = "<script>document.title='pwned'</script>"
 DAMAGED = page_name(STOCKROOM, "summ-b:claude-code", 0)
-
-
-def lost_turn(scratch: Path) -> dict:
-    """The POST from a LOST summary: it fixes tally only, printing a script on the way."""
-    return {"content": f"Only tally needs work. {SCRIPT}", "tool_calls": [
-        call("bash", command=f"echo \"{SCRIPT}\"; " + fix_command([DEMO[TALLY]], scratch)),
-        call("finish", summary="done")]}
 
 
 def chromium() -> str:
@@ -73,28 +54,10 @@ def screenshots() -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def swept(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The store of the scripted sweep (run `demo`), made once for the module's tests."""
-    tmp_path = tmp_path_factory.mktemp("swept")
-    store = tmp_path / "runs" / "replay.db"
-    scripts = [Script([lost_turn(tmp_path)], model="agent", contains="LOST"),
-               *agent_scripts(tmp_path)]
-    with ScriptedServer(*summarizer_scripts(), *scripts) as server:
-        env = models_file(tmp_path, server.base_url)
-        done = run_replay("backbone", "--model", "summ-a", "--model", "summ-b", "--agent-model",
-                          "agent", "--instance", STOCKROOM, "--instance", TALLY, "--run", "demo",
-                          "--store", str(store), "--prompt-sources",
-                          str(fixture_prompts(tmp_path)), env=env)
-    assert done.returncode == 0, done.stdout + done.stderr
-    scored = run_replay("retention", "demo", "--store", str(store), env=env)
-    assert scored.returncode == 0, scored.stdout + scored.stderr
-    return store
-
-
 def serve(store: Path) -> tuple[subprocess.Popen[str], str]:
     """`replay view` on any free port, and the address it printed."""
-    process = subprocess.Popen([*REPLAY, "view", "--store", str(store), "--port", "0"],
+    process = subprocess.Popen([*REPLAY, "view", "backbones", "--store", str(store), "--port",
+                                "0"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "COLUMNS": "200"})
     line = process.stdout.readline()
@@ -106,9 +69,9 @@ def serve(store: Path) -> tuple[subprocess.Popen[str], str]:
 
 
 def test_view_in_chromium_shows_the_grid_a_damaged_cell_and_traces_as_text(
-        swept: Path, tmp_path: Path) -> None:
+        demo_sweep: DemoSweep, tmp_path: Path) -> None:
     browser = chromium()
-    process, url = serve(swept)
+    process, url = serve(demo_sweep.store)
     try:
         grid = browse(browser, tmp_path / "profile", "--dump-dom", url)
         cell = browse(browser, tmp_path / "profile", "--dump-dom", url + DAMAGED)
@@ -126,14 +89,15 @@ def test_view_in_chromium_shows_the_grid_a_damaged_cell_and_traces_as_text(
     assert '<table class="grid" id="grid">' in grid
     labels = {href: label for label, href in
               re.findall(r'data-label="(\w+)"[^>]*>\s*<a href="([^"]+)"', grid)}
-    assert len(labels) == 4
+    assert len(labels) == 9  # 3 instances x summ-a, summ-b, summ-c
     assert labels[DAMAGED] == "damaged"
-    assert list(labels.values()).count("preserved") == 3
+    assert list(labels.values()).count("preserved") == 4
     assert "1/2 (50.0%, 9.5-90.5%)" in grid  # summ-b's task damage with its Wilson interval
     assert "no summarizer differs from another at 95%: n=2" in grid
     assert '<img id="plot-damage"' in grid and '<img id="plot-retention"' in grid
 
-    assert re.search(r'<span class="label label-damaged badge" id="label">damaged</span>', cell)
+    assert re.search(r'<span class="label label-damaged badge" id="label">'
+                     r'damaged \(stable\)</span>', cell)  # confirmed at three seeds
     assert re.search(r'id="divergence">First divergence at step 1: <b>different action</b>', cell)
     assert re.search(r'<tr class="step diverges" id="step-1">\s*<th>1<div class="marker"', cell)
     assert "LOST: nothing found" in cell  # the summary beside the history it replaced
@@ -166,10 +130,12 @@ def colour_share(path: Path, rgb: tuple[int, int, int]) -> float:
     return float(close.mean())
 
 
-def test_report_html_writes_pages_that_open_from_disk(swept: Path, tmp_path: Path) -> None:
+def test_report_html_writes_pages_that_open_from_disk(demo_sweep: DemoSweep,
+                                                      tmp_path: Path) -> None:
     browser = chromium()
     site = tmp_path / "site"
-    done = run_replay("report", "--store", str(swept), "--html", str(site))
+    done = run_replay("report", "backbones", "--store", str(demo_sweep.store), "--out",
+                      str(tmp_path / "exports"), "--html", str(site))
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"open {site / 'index.html'}" in done.stdout
     cell = browse(browser, tmp_path / "profile", "--dump-dom", (site / DAMAGED).as_uri())

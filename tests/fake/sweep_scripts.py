@@ -73,11 +73,14 @@ def fix_turn(instances: list[Instance], scratch: Path, sleep: float = 0) -> dict
 GIVE_UP = {"content": "Giving up.", "tool_calls": [call("finish", summary="nothing to do")]}
 
 
-def agent_scripts(scratch: Path, lost_sleep: float = 0) -> list[Script]:
-    """The continuation agent (model `agent`); `lost_sleep` slows the LOST POSTs' command."""
+def agent_scripts(scratch: Path, lost_sleep: float = 0, sleeping: int = 1) -> list[Script]:
+    """The continuation agent (model `agent`); `lost_sleep` slows the command of the first
+    `sleeping` LOST POSTs the server answers (up to the one a test interrupts: those after it,
+    as a run that resumes, need not wait)."""
     everything = list(DEMO.values())
     return [
-        Script([fix_turn([DEMO[TALLY]], scratch, lost_sleep)], model="agent", contains="LOST"),
+        Script([fix_turn([DEMO[TALLY]], scratch, lost_sleep)] * sleeping, model="agent",
+               contains="LOST", default=fix_turn([DEMO[TALLY]], scratch)),
         Script([fix_turn(everything, scratch)], model="agent", contains=RESUMED),
         Script([GIVE_UP], model="agent", contains="InterpolationError when reading"),
         Script([fix_turn(everything, scratch)], model="agent"),
