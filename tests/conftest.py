@@ -63,6 +63,20 @@ def worker_scope(nodeid: str) -> str:
     return nodeid.split("::")[0]
 
 
+# The longest queues start first (their summed seconds on two workers: the Hermes panel about
+# 360, the Docker tests about 300, contamination 100, the interrupted sweep and the test
+# timeouts about 90 each), so that none is left to run alone at the end.
+LONGEST_FIRST = ("tests/engine/test_hermes_panel.py", "docker",
+                 "tests/engine/test_contamination.py", "tests/engine/test_sweep_interrupt.py",
+                 "tests/engine/test_test_timeouts.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put the longest queues (`LONGEST_FIRST`) first; the order inside a queue stays."""
+    rank = {scope: index for index, scope in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(worker_scope(item.nodeid), len(rank)))
+
+
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """xdist's scheduling by scope, the scope being `worker_scope`."""
     from xdist.scheduler import LoadScopeScheduling

@@ -46,9 +46,9 @@ BACKBONES = ("summ-a", "summ-b", "summ-c")
 FIVE = ("claude-code", "codex", "gemini-cli", "opencode", "kimi-code")
 
 
-def sweep_options(store: Path, **given: object) -> api.SweepOptions:
+def sweep_options(store: Path, **given: object) -> api.RunOptions:
     """How the tests' sweeps run: the store and the given settings (workers, budget...)."""
-    return api.SweepOptions(store, **given)  # type: ignore[arg-type]
+    return api.RunOptions(store, **given)  # type: ignore[arg-type]
 
 
 def printed_report(store: Path, run: str, cells: bool = False) -> str:
