@@ -43,7 +43,7 @@ def replay_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 # Tests that share a machine-wide thing run on one worker when the suite runs on several
-# (`pytest -n 2`, as scripts/test.sh runs it): every test that starts a Docker Engine's container
+# (`pytest -n 3`, as scripts/test.sh runs it): every test that starts a Docker Engine's container
 # (they count and remove every replay container of the machine), and the tests that read the
 # session's demo sweep (made once per worker). The rest go by module (its module fixtures are
 # made once).
